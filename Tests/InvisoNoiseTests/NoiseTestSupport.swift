@@ -15,24 +15,17 @@ struct HandshakePair {
         let initiatorStatic = try NoiseKeyPair(rawPrivateKey: random.bytes(32))
         let responderStatic = try NoiseKeyPair(rawPrivateKey: random.bytes(32))
         let keys = psks ?? (0..<pattern.preSharedKeyCount).map { _ in SymmetricKey(data: random.bytes(32)) }
-        initiator = try HandshakeState(
-            noiseProtocol, role: .initiator, prologue: prologue, localStatic: initiatorStatic,
-            localEphemeral: pattern.preMessage(of: .initiator).contains(.e) ? try NoiseKeyPair(rawPrivateKey: random.bytes(32)) : nil,
-            remoteStatic: pattern.preMessage(of: .responder).contains(.s) ? responderStatic.publicKey : nil,
-            preSharedKeys: keys)
+        let initiatorEphemeral = pattern.preMessage(of: .initiator).contains(.e) ? try NoiseKeyPair(rawPrivateKey: random.bytes(32)) : nil
         let responderEphemeral = pattern.preMessage(of: .responder).contains(.e) ? try NoiseKeyPair(rawPrivateKey: random.bytes(32)) : nil
+        initiator = try HandshakeState(
+            noiseProtocol, role: .initiator, prologue: prologue, localStatic: initiatorStatic, localEphemeral: initiatorEphemeral,
+            remoteStatic: pattern.preMessage(of: .responder).contains(.s) ? responderStatic.publicKey : nil,
+            remoteEphemeral: responderEphemeral?.publicKey, preSharedKeys: keys)
         responder = try HandshakeState(
             noiseProtocol, role: .responder, prologue: responderPrologue ?? prologue, localStatic: responderStatic,
             localEphemeral: responderEphemeral,
             remoteStatic: pattern.preMessage(of: .initiator).contains(.s) ? initiatorStatic.publicKey : nil,
-            remoteEphemeral: nil, preSharedKeys: keys)
-        if let responderEphemeral {
-            // Re-create the initiator with knowledge of the responder's pre-message ephemeral.
-            initiator = try HandshakeState(
-                noiseProtocol, role: .initiator, prologue: prologue, localStatic: initiatorStatic,
-                remoteStatic: pattern.preMessage(of: .responder).contains(.s) ? responderStatic.publicKey : nil,
-                remoteEphemeral: responderEphemeral.publicKey, preSharedKeys: keys)
-        }
+            remoteEphemeral: initiatorEphemeral?.publicKey, preSharedKeys: keys)
     }
 
     /// Runs the whole handshake with empty payloads; returns both transports.
