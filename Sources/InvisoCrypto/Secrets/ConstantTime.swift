@@ -31,20 +31,17 @@ public enum ConstantTime {
 
 /// Overwrites memory with zeros in a way the optimiser may not remove.
 package enum SecureWipe {
-    /// Zeroes `buffer`. The function is opaque to the optimiser (`@inline(never)` and
-    /// unoptimised), so the stores survive even when the memory is freed right after.
+    /// Zeroes `buffer`. The function is never inlined, so callers cannot see that the
+    /// memory dies right after and the optimiser cannot drop the stores as dead; inside
+    /// it the buffer is an opaque escaping pointer, so the `memset` stays.
     @inline(never)
-    @_optimize(none)
     package static func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
-        guard let base = buffer.baseAddress else { return }
-        for index in 0..<buffer.count {
-            base.storeBytes(of: 0, toByteOffset: index, as: UInt8.self)
-        }
+        guard buffer.count > 0 else { return }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
     }
 
     /// Zeroes an array's storage in place.
     @inline(never)
-    @_optimize(none)
     package static func wipe(_ array: inout [UInt8]) {
         array.withUnsafeMutableBytes { wipe($0) }
     }
