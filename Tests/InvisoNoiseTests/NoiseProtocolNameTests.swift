@@ -18,7 +18,7 @@ struct NoiseProtocolNameTests {
         }
     }
 
-    @Test("psk modifiers go where rev 34 §9.3 puts them")
+    @Test("psk modifiers go where rev 34 §9.4 puts them")
     func pskPlacement() throws {
         let xx0 = try NoiseProtocol("Noise_XXpsk0_25519_ChaChaPoly_SHA256").pattern
         #expect(xx0.messages[0] == [.psk, .e])

@@ -1,7 +1,7 @@
 internal import Crypto
 import Foundation
 
-/// The AEAD ciphers of rev 34 §12.3 with their exact nonce layouts.
+/// The AEAD ciphers of rev 34 §12.3 (ChaChaPoly) and §12.4 (AESGCM) with their exact nonce layouts.
 public enum NoiseCipher: String, Sendable, Hashable {
     /// ChaCha20-Poly1305; nonce = 4 zero bytes ‖ 64-bit little-endian counter.
     case chaChaPoly = "ChaChaPoly"

@@ -2,7 +2,7 @@ public import Crypto
 public import Foundation
 import InvisoCrypto
 
-/// The hash functions of rev 34 §12.2, with the HMAC and HKDF Noise builds on them.
+/// The hash functions of rev 34 §12.5–§12.8, with the HMAC and HKDF Noise builds on them.
 public enum NoiseHash: String, Sendable, Hashable {
     /// SHA-256 (HASHLEN 32, BLOCKLEN 64).
     case sha256 = "SHA256"

@@ -1,9 +1,12 @@
-/// A Noise transport for unreliable links: each message carries its nonce in the clear.
+/// A Noise transport for unreliable links (rev 34 §11.4): each message carries its nonce in the clear.
 ///
 /// Wire layout (BitChat's): a 4-byte big-endian nonce, then the AEAD ciphertext and tag
 /// produced under the standard Noise nonce for that counter. The receiver accepts messages
-/// out of order and drops replays and messages more than ``ReplayWindow/size`` (1,024)
+/// out of order and drops replays and messages ``ReplayWindow/size`` (1,024) or more
 /// behind the newest, recording a nonce only after its message authenticates.
+///
+/// Build it from a fresh ``NoiseTransport`` and then use only this value: the two share
+/// keys, so sending from both (or from two copies of either) would reuse nonces.
 public struct ExplicitNonceTransport: Sendable {
     /// Bytes of the explicit nonce prefix.
     public static let noncePrefixLength = 4
@@ -20,7 +23,9 @@ public struct ExplicitNonceTransport: Sendable {
     public let remoteStaticPublicKey: [UInt8]?
 
     /// Wraps the cipher states of a finished handshake.
-    /// - Parameter windowSize: how many recent nonces to remember (default 1,024).
+    /// - Parameters:
+    ///   - transport: the transport from ``HandshakeState/transport()``; do not keep using it.
+    ///   - windowSize: how many recent nonces to remember (default 1,024).
     public init(_ transport: NoiseTransport, windowSize: Int = 1024) {
         sender = transport.sender
         receiver = transport.receiver
