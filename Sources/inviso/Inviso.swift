@@ -6,6 +6,6 @@ struct Inviso: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inviso",
         abstract: "Inviso command-line tools.",
-        subcommands: [NoiseCommand.self]
+        subcommands: [NoiseCommand.self, BenchCommand.self]
     )
 }
