@@ -30,10 +30,21 @@ struct BenchOperation {
 /// One result line: our implementation against a baseline measured in the same run.
 struct BenchResult {
     var name: String
+    /// Median rate of our implementation over the rounds.
     var value: Double
     var unit: String
+    /// Median rate of the baseline over the rounds.
     var baseline: Double
-    var ratio: Double { baseline > 0 ? value / baseline : 0 }
+    /// Median over the rounds of (ours / baseline) within each round: each pair is measured
+    /// back to back, so slow drifts in machine load cancel out.
+    var ratio: Double
+}
+
+/// The rates of one comparison.
+struct BenchComparison {
+    var ours: Double
+    var baseline: Double
+    var ratio: Double
 }
 
 /// Measures two operations in interleaved rounds so that drifting machine load hits both
@@ -42,7 +53,7 @@ enum Bench {
     /// - Parameters:
     ///   - seconds: measuring time per operation (split over `rounds`).
     ///   - rounds: how many alternating rounds; the order flips every round.
-    static func compare(ours: BenchOperation, baseline: BenchOperation, seconds: Double, rounds: Int) -> (ours: Double, baseline: Double) {
+    static func compare(ours: BenchOperation, baseline: BenchOperation, seconds: Double, rounds: Int) -> BenchComparison {
         // Warm up both (caches, lazy initialisation, branch predictors).
         _ = rate(of: baseline, for: min(0.05, seconds / Double(rounds)))
         _ = rate(of: ours, for: min(0.05, seconds / Double(rounds)))
@@ -58,7 +69,8 @@ enum Bench {
                 baselineRates.append(rate(of: baseline, for: slice))
             }
         }
-        return (median(oursRates), median(baselineRates))
+        let ratios = zip(oursRates, baselineRates).map { $1 > 0 ? $0 / $1 : 0 }
+        return BenchComparison(ours: median(oursRates), baseline: median(baselineRates), ratio: median(ratios))
     }
 
     /// Runs `operation` in growing batches for about `duration` seconds; work per second.

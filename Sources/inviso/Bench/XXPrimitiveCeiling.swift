@@ -122,11 +122,11 @@ struct XXPrimitiveCeiling<H: HashFunction> {
             digest = hasher.finalize()
         }
 
-        mutating func mixHash(_ ciphertext: Data, _ tag: Data) {
+        /// `MixHash(ciphertext ‖ tag)`, read straight out of the sealed box (no copies).
+        mutating func mixHash(_ box: ChaChaPoly.SealedBox) {
             var hasher = H()
             withHash { hasher.update(bufferPointer: $0) }
-            hasher.update(data: ciphertext)
-            hasher.update(data: tag)
+            box.combined.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[12...])) }
             digest = hasher.finalize()
         }
 
@@ -165,7 +165,7 @@ struct XXPrimitiveCeiling<H: HashFunction> {
             let nonce = currentNonce()
             do {
                 let box = try withHash { try ChaChaPoly.seal(plaintext, using: key!, nonce: nonce, authenticating: $0) }
-                mixHash(box.ciphertext, box.tag)
+                mixHash(box)
                 return box
             } catch {
                 fatalError("seal failed in the benchmark")
@@ -177,7 +177,7 @@ struct XXPrimitiveCeiling<H: HashFunction> {
             do {
                 let plaintext = try withHash { try ChaChaPoly.open(box, using: key!, authenticating: $0) }
                 consume(plaintext.first ?? 0)
-                mixHash(box.ciphertext, box.tag)
+                mixHash(box)
             } catch {
                 fatalError("open failed in the benchmark")
             }
