@@ -43,8 +43,15 @@ struct NoiseListen: ParsableCommand {
         JSONLines.emit(["event": .string("listening"), "host": .string(listener.host), "port": .int(listener.port)])
 
         repeat {
+            let connection: TCPConnection
             do {
-                let connection = try listener.accept()
+                connection = try listener.accept()
+            } catch {
+                // The listening socket itself failed: nothing more can be served.
+                JSONLines.emitError(error)
+                throw ExitCode.failure
+            }
+            do {
                 defer { connection.close() }
                 let transport = try NoiseSession.handshake(try factory.make(), over: connection)
                 try NoiseSession.serve(transport, over: connection, echo: echo)
