@@ -56,6 +56,10 @@ let package = Package(
             dependencies: ["InvisoNoise", "InvisoCrypto", "InvisoTesting", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
+        .testTarget(
+            name: "invisoTests",
+            swiftSettings: upcoming
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -56,30 +56,40 @@ public enum NoiseHash: String, Sendable, Hashable {
     public func hkdf(chainingKey: SymmetricKey, inputKeyMaterial: some ContiguousBytes, outputs: Int) -> [SymmetricKey] {
         precondition(outputs == 2 || outputs == 3, "Noise HKDF yields two or three outputs")
         let tempKey = inputKeyMaterial.withUnsafeBytes { hmac(key: chainingKey, $0) }
-        let first = hmac(key: tempKey, [0x01])
-        var input = first.withUnsafeBytes { [UInt8]($0) }
-        input.append(0x02)
-        let second = hmac(key: tempKey, input)
-        var result = [first, second]
-        if outputs == 3 {
-            SecureWipe.wipe(&input)
-            input = second.withUnsafeBytes { [UInt8]($0) }
-            input.append(0x03)
-            result.append(hmac(key: tempKey, input))
+        // Each later output is HMAC(temp_key, previous ‖ counter), fed to the MAC piecewise so
+        // that no copy of the secret previous output is left behind in a buffer of ours.
+        let first = hmac(key: tempKey, previous: nil, counter: 0x01)
+        let second = hmac(key: tempKey, previous: first, counter: 0x02)
+        if outputs == 2 { return [first, second] }
+        return [first, second, hmac(key: tempKey, previous: second, counter: 0x03)]
+    }
+
+    /// HMAC-HASH(key, previous ‖ counter) without concatenating the inputs.
+    private func hmac(key: SymmetricKey, previous: SymmetricKey?, counter: UInt8) -> SymmetricKey {
+        switch self {
+        case .sha256: Self.hmac(SHA256.self, key, previous, counter)
+        case .sha512: Self.hmac(SHA512.self, key, previous, counter)
+        case .blake2s: Self.hmac(BLAKE2s.self, key, previous, counter)
+        case .blake2b: Self.hmac(BLAKE2b.self, key, previous, counter)
         }
-        SecureWipe.wipe(&input)
-        return result
     }
 
     private static func hash<H: HashFunction>(_: H.Type, _ a: [UInt8], _ b: some ContiguousBytes) -> [UInt8] {
         var hasher = H()
         hasher.update(data: a)
         b.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return Array(hasher.finalize())
+        return hasher.finalize().withUnsafeBytes { [UInt8]($0) }
     }
 
     private static func hmac<H: HashFunction>(_: H.Type, _ key: SymmetricKey, _ data: some DataProtocol) -> SymmetricKey {
         let code = HMAC<H>.authenticationCode(for: data, using: key)
         return code.withUnsafeBytes { SymmetricKey(data: $0) }
+    }
+
+    private static func hmac<H: HashFunction>(_: H.Type, _ key: SymmetricKey, _ previous: SymmetricKey?, _ counter: UInt8) -> SymmetricKey {
+        var mac = HMAC<H>(key: key)
+        previous?.withUnsafeBytes { mac.update(data: $0) }
+        withUnsafeBytes(of: counter) { mac.update(data: $0) }
+        return mac.finalize().withUnsafeBytes { SymmetricKey(data: $0) }
     }
 }

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `inviso bench`: micro-benchmarks (run them in release mode: `swift run -c release inviso bench …`).
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmarks; build with -c release for meaningful figures.",
+        subcommands: [BenchNoise.self]
+    )
+}

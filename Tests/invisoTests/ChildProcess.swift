@@ -1,0 +1,129 @@
+import Foundation
+
+/// A child process with captured standard output/error and bounded waits, for driving the
+/// `inviso` executable from tests.
+final class ChildProcess: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let errors = Pipe()
+    private let condition = NSCondition()
+    private var stdoutBytes: [UInt8] = []
+    private var stderrBytes: [UInt8] = []
+    private var openStreams = 2
+
+    /// Starts `executable` with `arguments`; standard input stays open until ``closeInput()``.
+    init(_ executable: URL, _ arguments: [String]) throws {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        startReader(output.fileHandleForReading, isStdout: true)
+        startReader(errors.fileHandleForReading, isStdout: false)
+    }
+
+    private func startReader(_ handle: FileHandle, isStdout: Bool) {
+        let thread = Thread { [self] in
+            while true {
+                let data = handle.availableData
+                condition.lock()
+                if data.isEmpty {
+                    openStreams -= 1
+                    condition.broadcast()
+                    condition.unlock()
+                    return
+                }
+                if isStdout { stdoutBytes.append(contentsOf: data) } else { stderrBytes.append(contentsOf: data) }
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
+        thread.start()
+    }
+
+    /// Writes `text` to the child's standard input.
+    func write(_ text: String) {
+        input.fileHandleForWriting.write(Data(text.utf8))
+    }
+
+    /// Closes the child's standard input (end of file for it).
+    func closeInput() {
+        try? input.fileHandleForWriting.close()
+    }
+
+    /// Complete stdout lines so far, parsed as JSON objects (unparseable lines are kept as `["raw": line]`).
+    var events: [[String: Any]] {
+        condition.lock()
+        let bytes = stdoutBytes
+        condition.unlock()
+        return Self.lines(bytes).map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["raw": line]
+        }
+    }
+
+    /// Everything written to stdout and stderr, for failure messages.
+    var transcript: String {
+        condition.lock()
+        defer { condition.unlock() }
+        return "stdout:\n" + String(decoding: stdoutBytes, as: UTF8.self) + "stderr:\n" + String(decoding: stderrBytes, as: UTF8.self)
+    }
+
+    /// Waits until some stdout line is a JSON object satisfying `predicate`.
+    func waitForEvent(timeout: TimeInterval, _ predicate: ([String: Any]) -> Bool) -> [String: Any]? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            for line in Self.lines(stdoutBytes) {
+                if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], predicate(object) {
+                    return object
+                }
+            }
+            if openStreams == 0 { return nil }
+            if !condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Waits for the child to exit and its output to drain; kills it after `timeout`.
+    /// Returns the exit status, or `nil` if it had to be killed.
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while process.isRunning && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        if process.isRunning {
+            kill()
+            return nil
+        }
+        process.waitUntilExit()
+        condition.lock()
+        while openStreams > 0 {
+            if !condition.wait(until: Date(timeIntervalSinceNow: 5)) { break }
+        }
+        condition.unlock()
+        return process.terminationStatus
+    }
+
+    /// Kills the child if it is still running.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    deinit {
+        kill()
+    }
+
+    private static func lines(_ bytes: [UInt8]) -> [String] {
+        var result: [String] = []
+        var start = 0
+        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
+            result.append(String(decoding: bytes[start..<index], as: UTF8.self))
+            start = index + 1
+        }
+        return result
+    }
+}
