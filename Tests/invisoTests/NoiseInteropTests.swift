@@ -140,6 +140,31 @@ struct NoiseInteropTests {
         #expect(!initiator.transcript.contains(keys.private))
     }
 
+    @Test("XX without --static-private: each side uses a fresh key and reports its public half")
+    func generatedStaticKeys() throws {
+        let binary = try Self.invisoBinary()
+        let responder = try ChildProcess(binary, ["noise", "listen", "--port", "0", "--once", "--echo"])
+        defer { responder.kill() }
+        let port = try #require(Self.listeningPort(responder), "responder never reported its port\n\(responder.transcript)")
+        let initiator = try ChildProcess(binary, ["noise", "connect", "127.0.0.1:\(port)"])
+        defer { initiator.kill() }
+        initiator.write("ping\n")
+        initiator.closeInput()
+        #expect(initiator.waitForExit(timeout: Self.timeout) == 0, "initiator\n\(initiator.transcript)")
+        #expect(responder.waitForExit(timeout: Self.timeout) == 0, "responder\n\(responder.transcript)")
+        func generatedKey(_ events: [[String: Any]]) -> String? {
+            events.first { $0["event"] as? String == "static_key" }?["public"] as? String
+        }
+        func remoteStatic(_ events: [[String: Any]]) -> String? {
+            events.first { $0["event"] as? String == "handshake" }?["remote_static"] as? String
+        }
+        let initiatorKey = try #require(generatedKey(initiator.events))
+        let responderKey = try #require(generatedKey(responder.events))
+        #expect(remoteStatic(initiator.events) == responderKey)
+        #expect(remoteStatic(responder.events) == initiatorKey)
+        #expect(Self.receivedTexts(initiator.events) == ["ping"])
+    }
+
     @Test("keygen prints a usable key pair")
     func keygen() throws {
         let keys = try Self.keygen(try Self.invisoBinary())

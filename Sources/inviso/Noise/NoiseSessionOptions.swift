@@ -7,7 +7,9 @@ struct NoiseSessionOptions: ParsableArguments {
     @Option(name: .customLong("protocol"), help: "Noise protocol name.")
     var protocolName = "Noise_XX_25519_ChaChaPoly_SHA256"
 
-    @Option(help: ArgumentHelp("This side's static private key (32 bytes, hex).", valueName: "hex"))
+    @Option(help: ArgumentHelp(
+        "This side's static private key (32 bytes, hex). When the pattern needs one and none is given, a fresh key is used and its public half printed.",
+        valueName: "hex"))
     var staticPrivate: String?
 
     @Option(help: ArgumentHelp("The peer's static public key, for patterns that pre-share it (hex).", valueName: "hex"))
@@ -28,6 +30,12 @@ struct NoiseSessionOptions: ParsableArguments {
             guard let bytes = Hex.decode(staticPrivate) else { throw CLIError("--static-private is not valid hex") }
             guard bytes.count == 32 else { throw CLIError("--static-private must be 32 bytes") }
             localStatic = try NoiseKeyPair(rawPrivateKey: bytes)
+        } else if noiseProtocol.pattern.needsLocalStatic(role) {
+            // No identity given: use a fresh one for this run and say which (public half only).
+            let generated = NoiseKeyPair.generate()
+            localStatic = generated
+            JSONLines.emit(["event": .string("static_key"), "public": .string(Hex.encode(generated.publicKey)),
+                            "generated": .bool(true)])
         }
         var remote: [UInt8]?
         if let remoteStatic {

@@ -12,6 +12,7 @@ enum JSONValue: Sendable {
     case string(String)
     case int(Int)
     case double(Double)
+    case bool(Bool)
     case null
 
     /// The value as JSON text. Strings and numbers are escaped/formatted by
@@ -19,6 +20,7 @@ enum JSONValue: Sendable {
     var json: String {
         switch self {
         case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
         case .int(let value): return String(value)
         case .string(let value): return Self.serialize(value)
         case .double(let value):
