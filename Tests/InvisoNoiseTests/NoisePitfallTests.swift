@@ -9,8 +9,7 @@ struct NoisePitfallTests {
     @Test("nonce 2^64-1 is reserved: encrypt and decrypt refuse, nothing wraps")
     func nonceExhaustion() throws {
         var pair = try HandshakePair("Noise_NN_25519_ChaChaPoly_SHA256")
-        var (initiator, responder) = try pair.complete()
-        _ = initiator; _ = responder
+        let (initiator, responder) = try pair.complete()
         var sender = try #require(initiator.sender)
         var receiver = try #require(responder.receiver)
         sender.setNonce(.max - 1)

@@ -389,7 +389,7 @@ public struct BLAKE2bDigest: Crypto.Digest {
 
     /// The digest in lowercase hexadecimal, prefixed with the type name.
     public var description: String {
-        "BLAKE2bDigest: \(withUnsafeBytes(blake2LowercaseHex))"
+        "BLAKE2bDigest: \(withUnsafeBytes { Hex.encode($0) })"
     }
 
     /// Compares two digests in constant time.

@@ -375,7 +375,7 @@ public struct BLAKE2sDigest: Crypto.Digest {
 
     /// The digest in lowercase hexadecimal, prefixed with the type name.
     public var description: String {
-        "BLAKE2sDigest: \(withUnsafeBytes(blake2LowercaseHex))"
+        "BLAKE2sDigest: \(withUnsafeBytes { Hex.encode($0) })"
     }
 
     /// Compares two digests in constant time.
@@ -387,16 +387,4 @@ public struct BLAKE2sDigest: Crypto.Digest {
     public func hash(into hasher: inout Hasher) {
         withUnsafeBytes { hasher.combine(bytes: $0) }
     }
-}
-
-/// Lowercase hexadecimal of `bytes`, for digest descriptions (digests are not secret).
-func blake2LowercaseHex(_ bytes: UnsafeRawBufferPointer) -> String {
-    let digits = Array("0123456789abcdef".utf8)
-    var text: [UInt8] = []
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-        text.append(digits[Int(byte >> 4)])
-        text.append(digits[Int(byte & 0x0F)])
-    }
-    return String(decoding: text, as: UTF8.self)
 }

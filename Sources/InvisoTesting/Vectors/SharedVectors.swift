@@ -1,4 +1,5 @@
 package import Foundation
+import InvisoCrypto
 
 /// Locates the shared test-vector folder (`shared/vectors`) for tests.
 ///
@@ -42,39 +43,12 @@ package enum SharedVectors {
 }
 
 extension Array where Element == UInt8 {
-    /// Decodes lowercase or uppercase hex; returns `nil` for odd length or a non-hex digit.
+    /// Decodes hex of either case; returns `nil` for odd length or a non-hex digit.
     package init?(hex: String) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
+        guard let bytes = Hex.decode(hex) else { return nil }
         self = bytes
     }
 
     /// Lowercase hex of the bytes.
-    package var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    package var hex: String { Hex.encode(self) }
 }

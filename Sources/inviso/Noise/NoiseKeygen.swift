@@ -1,3 +1,4 @@
+import InvisoCrypto
 import ArgumentParser
 import Crypto
 import Foundation

@@ -1,3 +1,4 @@
+import InvisoCrypto
 import Foundation
 import InvisoNoise
 import Synchronization

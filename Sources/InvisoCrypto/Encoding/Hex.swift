@@ -1,9 +1,11 @@
-/// Lower-case hexadecimal encoding and strict decoding for command-line keys and output.
-enum Hex {
+/// Lower-case hexadecimal encoding and strict decoding, shared by the package (digest
+/// descriptions, the command-line tool, test-vector loaders). Never use it on secrets
+/// except where printing them is the point (`inviso noise keygen`).
+package enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
 
     /// Encodes `bytes` as lower-case hex.
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
@@ -14,7 +16,7 @@ enum Hex {
     }
 
     /// Decodes an even-length string of hex digits (either case); `nil` for anything else.
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
