@@ -45,6 +45,12 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .executableTarget(
+            name: "InvisoNoiseFuzz",
+            dependencies: ["InvisoNoise", "InvisoCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Fuzz/InvisoNoiseFuzz",
+            swiftSettings: upcoming
+        ),
         .testTarget(
             name: "InvisoCryptoTests",
             dependencies: ["InvisoCrypto", "InvisoTesting", .product(name: "Crypto", package: "swift-crypto")],
