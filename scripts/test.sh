@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command (README): build everything, including the `inviso`
-# executable that the interop tests launch, then run every test.
+# executable that the interop tests launch, replay the fuzz seed corpus through the
+# fuzz target's invariant checks, then run every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build --build-tests
+bin="$(swift build --show-bin-path)"
+seeds="$(mktemp -d)"
+trap 'rm -rf "$seeds"' EXIT
+"$bin/InvisoNoiseFuzz" --write-seeds "$seeds" >/dev/null
+"$bin/InvisoNoiseFuzz" "$seeds" | tail -n 1
 swift test
