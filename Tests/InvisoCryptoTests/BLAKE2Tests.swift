@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import InvisoCrypto
+import InvisoTesting
 import Testing
 
 // MARK: - RFC 7693 vectors
@@ -220,20 +221,9 @@ struct BLAKE2HashlibTests {
 
 // MARK: - Incremental hashing
 
-/// SplitMix64: a small deterministic generator so that the "random" splits are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Splits `count` bytes into chunk lengths (some empty, some exactly a block, some large).
-func randomSplit(count: Int, blockSize: Int, using generator: inout SplitMix64) -> [Int] {
+func randomSplit(count: Int, blockSize: Int, using generator: inout SeededGenerator) -> [Int] {
     var chunks: [Int] = []
     var remaining = count
     while remaining > 0 {
@@ -254,55 +244,44 @@ func randomSplit(count: Int, blockSize: Int, using generator: inout SplitMix64) 
 
 @Suite("BLAKE2 incremental hashing")
 struct BLAKE2IncrementalTests {
-    @Test func blake2sSplitsMatchOneShot() throws {
-        var generator = SplitMix64(state: 0x5EED_0001)
+    /// Chunked `update` (alternating both entry points) equals the one-shot hash for seeded
+    /// random messages, keys, output lengths and splits.
+    @Test(arguments: [(isBLAKE2b: false, seed: UInt64(0x5EED_0001)), (isBLAKE2b: true, seed: UInt64(0x5EED_0002))])
+    func splitsMatchOneShot(isBLAKE2b: Bool, seed: UInt64) throws {
+        var generator = SeededGenerator(seed: seed)
+        let blockSize = isBLAKE2b ? 128 : 64
+        let keyLengths = isBLAKE2b ? [0, 1, 32, 64] : [0, 1, 16, 32]
         for round in 0..<200 {
-            let length = round < 10 ? round * 64 : Int.random(in: 0...700, using: &generator)
+            let length = round < 10 ? round * blockSize : Int.random(in: 0...(blockSize * 11), using: &generator)
             let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let keyLength = [0, 1, 16, 32][round % 4]
+            let keyLength = keyLengths[round % 4]
             let key = (0..<keyLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let outputLength = Int.random(in: 1...32, using: &generator)
-            let expected = try BLAKE2s.hash(message, outputByteCount: outputLength, key: key)
-
-            var hasher = try BLAKE2s(outputByteCount: outputLength, key: key)
-            var offset = 0
-            for (index, size) in randomSplit(count: length, blockSize: 64, using: &generator).enumerated() {
-                let chunk = Array(message[offset..<offset + size])
-                if index % 2 == 0 {
-                    hasher.update(chunk)
-                } else {
-                    chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            let outputLength = Int.random(in: 1...(blockSize / 2), using: &generator)
+            let splits = randomSplit(count: length, blockSize: blockSize, using: &generator)
+            let (expected, chunked): ([UInt8], [UInt8])
+            if isBLAKE2b {
+                var hasher = try BLAKE2b(outputByteCount: outputLength, key: key)
+                feed(message, splits) { index, chunk in
+                    if index % 2 == 0 { hasher.update(chunk) } else { chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
                 }
-                offset += size
+                (expected, chunked) = (try BLAKE2b.hash(message, outputByteCount: outputLength, key: key), hasher.finalize())
+            } else {
+                var hasher = try BLAKE2s(outputByteCount: outputLength, key: key)
+                feed(message, splits) { index, chunk in
+                    if index % 2 == 0 { hasher.update(chunk) } else { chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) } }
+                }
+                (expected, chunked) = (try BLAKE2s.hash(message, outputByteCount: outputLength, key: key), hasher.finalize())
             }
-            #expect(offset == length)
-            #expect(hasher.finalize() == expected, "length \(length), key \(keyLength), output \(outputLength)")
+            #expect(splits.reduce(0, +) == length)
+            #expect(chunked == expected, "length \(length), key \(keyLength), output \(outputLength)")
         }
     }
 
-    @Test func blake2bSplitsMatchOneShot() throws {
-        var generator = SplitMix64(state: 0x5EED_0002)
-        for round in 0..<200 {
-            let length = round < 10 ? round * 128 : Int.random(in: 0...1400, using: &generator)
-            let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let keyLength = [0, 1, 32, 64][round % 4]
-            let key = (0..<keyLength).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let outputLength = Int.random(in: 1...64, using: &generator)
-            let expected = try BLAKE2b.hash(message, outputByteCount: outputLength, key: key)
-
-            var hasher = try BLAKE2b(outputByteCount: outputLength, key: key)
-            var offset = 0
-            for (index, size) in randomSplit(count: length, blockSize: 128, using: &generator).enumerated() {
-                let chunk = Array(message[offset..<offset + size])
-                if index % 2 == 0 {
-                    hasher.update(chunk)
-                } else {
-                    chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-                }
-                offset += size
-            }
-            #expect(offset == length)
-            #expect(hasher.finalize() == expected, "length \(length), key \(keyLength), output \(outputLength)")
+    private func feed(_ message: [UInt8], _ splits: [Int], _ body: (Int, [UInt8]) -> Void) {
+        var offset = 0
+        for (index, size) in splits.enumerated() {
+            body(index, Array(message[offset..<offset + size]))
+            offset += size
         }
     }
 
