@@ -172,8 +172,12 @@ package struct KeccakState: Sendable {
     ///   XORed into every lane of column `x`.
     /// - rho and pi together: lane `(x, y)`, rotated by `r[x, y]`, moves to
     ///   `(y, 2x + 3y mod 5)` (pi is `A'[x, y] = A[x + 3y mod 5, x]`), giving `bXY`.
-    /// - chi: `a[x, y] = b[x, y] ^ (~b[x+1, y] & b[x+2, y])`.
+    /// - chi: `e[x, y] = b[x, y] ^ (~b[x+1, y] & b[x+2, y])`, which becomes the new `a`.
     /// - iota: the round constant is XORed into lane `(0, 0)`.
+    ///
+    /// rho, pi and chi are done one output plane (five lanes of equal y) at a time, so that
+    /// only five `b` values are live at once: fewer register spills on x86-64, where this
+    /// measured a few percent faster than computing all 25 `b` lanes first.
     private static func permute(_ lanes: inout Lanes) {
         var a00 = lanes.0
         var a10 = lanes.1
@@ -214,59 +218,89 @@ package struct KeccakState: Sendable {
             let d3 = c2 ^ rotl(c4, 1)
             let d4 = c3 ^ rotl(c0, 1)
 
-            // rho and pi: b[y, 2x + 3y] = rotl(a[x, y] ^ d[x], r[x, y])
+            // rho, pi and chi, one output plane at a time: b[y, 2x + 3y] = rotl(a[x, y] ^ d[x], r[x, y]),
+            // then e[x, y] = b[x, y] ^ (~b[x+1, y] & b[x+2, y]).
+            // plane y = 0
             let b00 = a00 ^ d0
-            let b02 = rotl(a10 ^ d1, 1)
-            let b04 = rotl(a20 ^ d2, 62)
-            let b01 = rotl(a30 ^ d3, 28)
-            let b03 = rotl(a40 ^ d4, 27)
-            let b13 = rotl(a01 ^ d0, 36)
             let b10 = rotl(a11 ^ d1, 44)
-            let b12 = rotl(a21 ^ d2, 6)
-            let b14 = rotl(a31 ^ d3, 55)
+            let b20 = rotl(a22 ^ d2, 43)
+            let b30 = rotl(a33 ^ d3, 21)
+            let b40 = rotl(a44 ^ d4, 14)
+            let e00 = b00 ^ (~b10 & b20)
+            let e10 = b10 ^ (~b20 & b30)
+            let e20 = b20 ^ (~b30 & b40)
+            let e30 = b30 ^ (~b40 & b00)
+            let e40 = b40 ^ (~b00 & b10)
+            // plane y = 1
+            let b01 = rotl(a30 ^ d3, 28)
             let b11 = rotl(a41 ^ d4, 20)
             let b21 = rotl(a02 ^ d0, 3)
-            let b23 = rotl(a12 ^ d1, 10)
-            let b20 = rotl(a22 ^ d2, 43)
-            let b22 = rotl(a32 ^ d3, 25)
-            let b24 = rotl(a42 ^ d4, 39)
-            let b34 = rotl(a03 ^ d0, 41)
             let b31 = rotl(a13 ^ d1, 45)
-            let b33 = rotl(a23 ^ d2, 15)
-            let b30 = rotl(a33 ^ d3, 21)
+            let b41 = rotl(a24 ^ d2, 61)
+            let e01 = b01 ^ (~b11 & b21)
+            let e11 = b11 ^ (~b21 & b31)
+            let e21 = b21 ^ (~b31 & b41)
+            let e31 = b31 ^ (~b41 & b01)
+            let e41 = b41 ^ (~b01 & b11)
+            // plane y = 2
+            let b02 = rotl(a10 ^ d1, 1)
+            let b12 = rotl(a21 ^ d2, 6)
+            let b22 = rotl(a32 ^ d3, 25)
             let b32 = rotl(a43 ^ d4, 8)
             let b42 = rotl(a04 ^ d0, 18)
-            let b44 = rotl(a14 ^ d1, 2)
-            let b41 = rotl(a24 ^ d2, 61)
+            let e02 = b02 ^ (~b12 & b22)
+            let e12 = b12 ^ (~b22 & b32)
+            let e22 = b22 ^ (~b32 & b42)
+            let e32 = b32 ^ (~b42 & b02)
+            let e42 = b42 ^ (~b02 & b12)
+            // plane y = 3
+            let b03 = rotl(a40 ^ d4, 27)
+            let b13 = rotl(a01 ^ d0, 36)
+            let b23 = rotl(a12 ^ d1, 10)
+            let b33 = rotl(a23 ^ d2, 15)
             let b43 = rotl(a34 ^ d3, 56)
-            let b40 = rotl(a44 ^ d4, 14)
+            let e03 = b03 ^ (~b13 & b23)
+            let e13 = b13 ^ (~b23 & b33)
+            let e23 = b23 ^ (~b33 & b43)
+            let e33 = b33 ^ (~b43 & b03)
+            let e43 = b43 ^ (~b03 & b13)
+            // plane y = 4
+            let b04 = rotl(a20 ^ d2, 62)
+            let b14 = rotl(a31 ^ d3, 55)
+            let b24 = rotl(a42 ^ d4, 39)
+            let b34 = rotl(a03 ^ d0, 41)
+            let b44 = rotl(a14 ^ d1, 2)
+            let e04 = b04 ^ (~b14 & b24)
+            let e14 = b14 ^ (~b24 & b34)
+            let e24 = b24 ^ (~b34 & b44)
+            let e34 = b34 ^ (~b44 & b04)
+            let e44 = b44 ^ (~b04 & b14)
 
-            // chi, row by row
-            a00 = b00 ^ (~b10 & b20)
-            a10 = b10 ^ (~b20 & b30)
-            a20 = b20 ^ (~b30 & b40)
-            a30 = b30 ^ (~b40 & b00)
-            a40 = b40 ^ (~b00 & b10)
-            a01 = b01 ^ (~b11 & b21)
-            a11 = b11 ^ (~b21 & b31)
-            a21 = b21 ^ (~b31 & b41)
-            a31 = b31 ^ (~b41 & b01)
-            a41 = b41 ^ (~b01 & b11)
-            a02 = b02 ^ (~b12 & b22)
-            a12 = b12 ^ (~b22 & b32)
-            a22 = b22 ^ (~b32 & b42)
-            a32 = b32 ^ (~b42 & b02)
-            a42 = b42 ^ (~b02 & b12)
-            a03 = b03 ^ (~b13 & b23)
-            a13 = b13 ^ (~b23 & b33)
-            a23 = b23 ^ (~b33 & b43)
-            a33 = b33 ^ (~b43 & b03)
-            a43 = b43 ^ (~b03 & b13)
-            a04 = b04 ^ (~b14 & b24)
-            a14 = b14 ^ (~b24 & b34)
-            a24 = b24 ^ (~b34 & b44)
-            a34 = b34 ^ (~b44 & b04)
-            a44 = b44 ^ (~b04 & b14)
+            a00 = e00
+            a10 = e10
+            a20 = e20
+            a30 = e30
+            a40 = e40
+            a01 = e01
+            a11 = e11
+            a21 = e21
+            a31 = e31
+            a41 = e41
+            a02 = e02
+            a12 = e12
+            a22 = e22
+            a32 = e32
+            a42 = e42
+            a03 = e03
+            a13 = e13
+            a23 = e23
+            a33 = e33
+            a43 = e43
+            a04 = e04
+            a14 = e14
+            a24 = e24
+            a34 = e34
+            a44 = e44
 
             // iota
             a00 ^= roundConstant
