@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import InvisoCrypto
+import InvisoTesting
 import Testing
 
 // MARK: - Keccak-f[1600]
@@ -129,7 +130,7 @@ struct KeccakPermutationTests {
     }
 
     @Test func matchesTheStepByStepReferenceOnRandomStates() {
-        var generator = SplitMix64(state: 0x5EED_0F16)
+        var generator = SeededGenerator(seed: 0x5EED_0F16)
         var checked = 0
         for _ in 0..<64 {
             var state = KeccakState()
@@ -309,7 +310,7 @@ struct KeccakHashlibTests {
 struct KeccakIncrementalTests {
     /// Feeds `message` in random pieces, alternating the two `update` entry points.
     static func absorb(
-        _ message: [UInt8], rate: Int, using generator: inout SplitMix64,
+        _ message: [UInt8], rate: Int, using generator: inout SeededGenerator,
         into update: (UnsafeRawBufferPointer, Bool) -> Void
     ) {
         var offset = 0
@@ -320,13 +321,13 @@ struct KeccakIncrementalTests {
         precondition(offset == message.count)
     }
 
-    static func randomMessage(maxLength: Int, using generator: inout SplitMix64) -> [UInt8] {
+    static func randomMessage(maxLength: Int, using generator: inout SeededGenerator) -> [UInt8] {
         let length = Int.random(in: 0...maxLength, using: &generator)
         return (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
     @Test func sha3SplitsMatchOneShot() {
-        var generator = SplitMix64(state: 0x5EED_3001)
+        var generator = SeededGenerator(seed: 0x5EED_3001)
         for round in 0..<150 {
             let message =
                 round < 6
@@ -349,7 +350,7 @@ struct KeccakIncrementalTests {
     /// Random absorb splits and random squeeze splits (some empty, some a whole block) give
     /// the same stream as one long one-shot squeeze.
     @Test func shakeSplitsMatchOneShot() {
-        var generator = SplitMix64(state: 0x5EED_3002)
+        var generator = SeededGenerator(seed: 0x5EED_3002)
         for round in 0..<150 {
             let message = Self.randomMessage(maxLength: 600, using: &generator)
             let outputLength = round < 4 ? round * 168 : Int.random(in: 0...1200, using: &generator)
@@ -427,7 +428,7 @@ struct KeccakSwiftCryptoTests {
     @Test func digestsMatchSwiftCrypto() throws {
         // CryptoKit, which swift-crypto re-exports on Apple platforms, has SHA-3 from OS 26.
         guard #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) else { return }
-        var generator = SplitMix64(state: 0x5EED_3003)
+        var generator = SeededGenerator(seed: 0x5EED_3003)
         var compared = 0
         for round in 0..<200 {
             let length = round < 20 ? round * 17 : Int.random(in: 0...2000, using: &generator)
