@@ -22,7 +22,7 @@ extension EdwardsPoint {
     ///
     /// - Precondition: 32 bytes with the top bit clear.
     package static func multiplyBase(integer bytes: UnsafeRawBufferPointer) -> EdwardsPoint {
-        let table = BaseTable.shared
+        let table = BaseTable.precomputed
         return withSignedRadix16Digits(bytes) { digits in
             var accumulator = EdwardsPoint.identity
             for position in 0..<64 {
@@ -121,7 +121,7 @@ private struct BaseTable: Sendable {
 
     /// Built on first use; Swift initialises global and static `let`s exactly once, with
     /// the required synchronisation.
-    static let shared = BaseTable()
+    static let precomputed = BaseTable()
 
     private init() {
         var entries: [CachedPoint] = []

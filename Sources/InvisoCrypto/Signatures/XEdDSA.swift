@@ -22,8 +22,8 @@ public import Foundation
 ///   byte 63, so it accepts libsignal's signatures and the specification's. It is
 ///   stricter than both in one place: s must be below the group order L (RFC 8032
 ///   §5.1.7), not merely below 2^253, so signatures cannot be malleated by adding L.
-///   It rejects a public key u ≥ p (top bit set, or a non-canonical value), as the
-///   specification says; u = −1, and any u that is not on the curve.
+///   As the specification says, it rejects a public key u ≥ p (top bit set, or a
+///   non-canonical value); it also rejects u = −1 and any u that is not on the curve.
 ///
 /// The check is the cofactorless one with an encoding comparison: compress([s]B − [h]A)
 /// and compare it with the 32 bytes of R, as libsignal and RFC 8032 §5.1.7 do (without
@@ -208,11 +208,14 @@ extension XEdDSA {
         sBytes[31] &= 0x7f
         guard let s = Scalar25519(canonicalBytes: sBytes) else { return false }
 
-        guard let a = EdwardsPoint(montgomeryU: u, sign: ConstantTime.Choice(bit: UInt64(signBit))) else {
-            return false
-        }
-        // A's encoding is y with the sign bit: exactly what libsignal hashes.
-        var aEncoded = u.edwardsY().y.bytes
+        // A: y = (u − 1)/(u + 1) (u = −1 has no image), x recovered with the given sign.
+        let (y, isValid) = u.edwardsY()
+        guard isValid.isTrue,
+            let a = EdwardsPoint.decompress(y: y, sign: ConstantTime.Choice(bit: UInt64(signBit)))
+        else { return false }
+        // A's encoding is y with the sign bit (what libsignal hashes); decompress refused
+        // the one case where that is not compress(A), x = 0 with sign 1.
+        var aEncoded = y.bytes
         aEncoded[31] |= signBit << 7
 
         let commitment = Array(signature[0..<32])
