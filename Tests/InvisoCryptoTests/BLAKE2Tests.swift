@@ -92,32 +92,7 @@ struct HashlibVectorFile: Decodable {
     let cases: [Case]
 
     static func load() throws -> HashlibVectorFile {
-        let data = try Data(contentsOf: try resourceURL())
-        return try JSONDecoder().decode(HashlibVectorFile.self, from: data)
-    }
-
-    /// The bundled copy, or the source tree's copy next to this file when no bundle has it.
-    static func resourceURL() throws -> URL {
-        let name = "blake2-hashlib"
-        if let url = Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Resources") {
-            return url
-        }
-        if let url = Bundle.module.url(forResource: name, withExtension: "json") {
-            return url
-        }
-        let sourceCopy = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()
-            .appendingPathComponent("Resources")
-            .appendingPathComponent("\(name).json")
-        guard FileManager.default.fileExists(atPath: sourceCopy.path) else {
-            throw VectorFileMissing(path: sourceCopy.path)
-        }
-        return sourceCopy
-    }
-
-    struct VectorFileMissing: Error, CustomStringConvertible {
-        let path: String
-        var description: String { "blake2-hashlib.json not found in the test bundle nor at \(path)" }
+        try TestResources.load(HashlibVectorFile.self, named: "blake2-hashlib")
     }
 }
 

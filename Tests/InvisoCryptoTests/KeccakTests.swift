@@ -210,25 +210,7 @@ struct KeccakVectorFile: Decodable {
     static let name = "keccak-hashlib"
 
     static func load() throws -> KeccakVectorFile {
-        try JSONDecoder().decode(KeccakVectorFile.self, from: Data(contentsOf: try resourceURL()))
-    }
-
-    /// The bundled copy, or the source tree's copy next to this file when no bundle has it.
-    static func resourceURL() throws -> URL {
-        if let url = Bundle.module.url(forResource: name, withExtension: "json", subdirectory: "Resources") {
-            return url
-        }
-        if let url = Bundle.module.url(forResource: name, withExtension: "json") {
-            return url
-        }
-        let sourceCopy = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()
-            .appendingPathComponent("Resources")
-            .appendingPathComponent("\(name).json")
-        guard FileManager.default.fileExists(atPath: sourceCopy.path) else {
-            throw HashlibVectorFile.VectorFileMissing(path: sourceCopy.path)
-        }
-        return sourceCopy
+        try TestResources.load(KeccakVectorFile.self, named: name)
     }
 }
 
