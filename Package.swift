@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 let upcoming: [SwiftSetting] = [
@@ -9,10 +9,13 @@ let upcoming: [SwiftSetting] = [
 
 let package = Package(
     name: "Inviso",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // macOS/iOS 26: on Apple platforms swift-crypto re-exports CryptoKit, whose ML-KEM-1024
+    // (the base of our Kyber1024 for PQXDH) first shipped in the 26 releases.
+    platforms: [.macOS(.v26), .iOS(.v26)],
     products: [
         .library(name: "InvisoCrypto", targets: ["InvisoCrypto"]),
         .library(name: "InvisoNoise", targets: ["InvisoNoise"]),
+        .library(name: "InvisoSignal", targets: ["InvisoSignal"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
     dependencies: [
@@ -31,6 +34,15 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(
+            name: "InvisoSignal",
+            dependencies: [
+                "InvisoCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
             name: "InvisoTesting",
             dependencies: ["InvisoCrypto", "InvisoNoise"],
             swiftSettings: upcoming
@@ -40,6 +52,7 @@ let package = Package(
             dependencies: [
                 "InvisoCrypto",
                 "InvisoNoise",
+                "InvisoSignal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -60,6 +73,14 @@ let package = Package(
         .testTarget(
             name: "InvisoNoiseTests",
             dependencies: ["InvisoNoise", "InvisoCrypto", "InvisoTesting", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoSignalTests",
+            dependencies: [
+                "InvisoSignal", "InvisoCrypto", "InvisoTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
