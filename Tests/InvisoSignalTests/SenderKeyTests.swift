@@ -183,7 +183,8 @@ struct SenderKeyTests {
         #expect(again.chainID == first.chainID && again.signingKey == first.signingKey)
         #expect(again.iteration == 3)
         #expect(again.chainKey != first.chainKey)
-        #expect(group.aliceStore.loadSenderKey(sender: Self.alice, distributionID: group.distribution)?.states.count == 1)
+        #expect(
+            group.aliceStore.loadSenderKey(sender: Self.alice, distributionID: group.distribution)?.states.count == 1)
 
         // The same seed gives the same chain; a different seed a different one.
         #expect(try Group(seed: 0x6c).distributionMessage == first)
@@ -241,7 +242,9 @@ struct SenderKeyTests {
         for index in bytes.indices {
             var tampered = bytes
             tampered[index] ^= 0x01
-            let error = caughtError { _ = try GroupCipher.decrypt(tampered, sender: Self.alice, store: &group.bobStore) }
+            let error = caughtError {
+                _ = try GroupCipher.decrypt(tampered, sender: Self.alice, store: &group.bobStore)
+            }
             #expect(error is SignalError, "byte \(index): \(String(describing: error))")
             #expect(group.bobStore == before, "byte \(index)")
             if error != nil { rejected += 1 }
@@ -323,7 +326,9 @@ struct SenderKeyTests {
         let message = try group.send([1])
 
         var empty = InMemorySenderKeyStore()
-        #expect(throws: SignalError.noSenderKeyState) { try GroupCipher.decrypt(message, sender: Self.alice, store: &empty) }
+        #expect(throws: SignalError.noSenderKeyState) {
+            try GroupCipher.decrypt(message, sender: Self.alice, store: &empty)
+        }
         #expect(throws: SignalError.noSenderKeyState) {
             try GroupCipher.decrypt(message, sender: Self.bob, store: &group.bobStore)
         }
@@ -352,20 +357,25 @@ struct SenderKeyTests {
         #expect(throws: SignalError.noSenderKeyState) {
             try GroupCipher.encrypt([1], sender: Self.alice, distributionID: group.distribution, store: &emptyRecord)
         }
-        #expect(throws: SignalError.noSenderKeyState) { try GroupCipher.decrypt(message, sender: Self.alice, store: &emptyRecord) }
+        #expect(throws: SignalError.noSenderKeyState) {
+            try GroupCipher.decrypt(message, sender: Self.alice, store: &emptyRecord)
+        }
     }
 
     @Test("a signed message whose ciphertext does not decrypt fails authentication and changes nothing")
     func undecryptableCiphertext() throws {
         var group = try Group(seed: 0x73)
-        let record = try #require(group.aliceStore.loadSenderKey(sender: Self.alice, distributionID: group.distribution))
+        let record = try #require(
+            group.aliceStore.loadSenderKey(sender: Self.alice, distributionID: group.distribution))
         let signingKey = try #require(record.states[0].signingPrivateKey)
         let before = group.bobStore
         for ciphertext in [[], [UInt8](repeating: 1, count: 15), [UInt8](repeating: 1, count: 17)] {
             let message = SenderKeyMessage(
                 distributionID: group.distribution, chainID: record.states[0].chainID, iteration: 0,
                 ciphertext: ciphertext, signingKey: signingKey, using: &group.generator)
-            #expect(throws: SignalError.authenticationFailed, "\(ciphertext.count) bytes") { try group.receive(message) }
+            #expect(throws: SignalError.authenticationFailed, "\(ciphertext.count) bytes") {
+                try group.receive(message)
+            }
             #expect(group.bobStore == before)
         }
     }
@@ -400,7 +410,10 @@ struct SenderKeyTests {
             try GroupCipher.decrypt(try send(0, [0]), sender: Self.alice, store: &bobStore)
         }
         for chain in 1..<6 {
-            #expect(try GroupCipher.decrypt(try send(chain, [UInt8(chain)]), sender: Self.alice, store: &bobStore) == [UInt8(chain)])
+            #expect(
+                try GroupCipher.decrypt(try send(chain, [UInt8(chain)]), sender: Self.alice, store: &bobStore) == [
+                    UInt8(chain)
+                ])
         }
 
         // Re-processing chain 2's (old) distribution message keeps its progress and moves it first.
@@ -539,7 +552,9 @@ struct SenderKeyTests {
         // The limits themselves are fine.
         #expect(
             try SenderKeyRecord(
-                serialized: (1...5).flatMap { encodeState(chainID: Hand.number(0x08, UInt64($0)), publicKey: publicKey) }
+                serialized: (1...5).flatMap {
+                    encodeState(chainID: Hand.number(0x08, UInt64($0)), publicKey: publicKey)
+                }
             ).states.count == 5)
         #expect(
             try SenderKeyRecord(
@@ -595,10 +610,12 @@ struct SenderKeyTests {
         let distributionMessage = try GroupCipher.createDistributionMessage(
             sender: Self.alice, distributionID: distribution, store: &aliceStore)
         try GroupCipher.processDistributionMessage(distributionMessage, sender: Self.alice, store: &bobStore)
-        let message = try GroupCipher.encrypt(Array("hi".utf8), sender: Self.alice, distributionID: distribution, store: &aliceStore)
+        let message = try GroupCipher.encrypt(
+            Array("hi".utf8), sender: Self.alice, distributionID: distribution, store: &aliceStore)
         #expect(try GroupCipher.decrypt(message, sender: Self.alice, store: &bobStore) == Array("hi".utf8))
         let signing = ECKeyPair.generate()
-        let signed = SenderKeyMessage(distributionID: distribution, chainID: 1, iteration: 2, ciphertext: [3], signingKey: signing.privateKey)
+        let signed = SenderKeyMessage(
+            distributionID: distribution, chainID: 1, iteration: 2, ciphertext: [3], signingKey: signing.privateKey)
         #expect(signed.verifySignature(signing.publicKey))
     }
 }

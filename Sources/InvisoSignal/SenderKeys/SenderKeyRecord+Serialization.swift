@@ -155,7 +155,9 @@ extension SenderKeyRecord {
 
         /// Reads every field; unknown fields, repeated singular fields and malformed
         /// input are errors. Repeated fields must be embedded messages.
-        init(_ bytes: ArraySlice<UInt8>, singular allowedSingular: Set<UInt32>, repeated allowedRepeated: Set<UInt32>)
+        init(
+            _ bytes: ArraySlice<UInt8>, singular allowedSingular: Set<UInt32>, repeated allowedRepeated: Set<UInt32>
+        )
             throws(SignalError)
         {
             var reader = ProtobufReader(bytes)

@@ -32,7 +32,10 @@ package struct SenderMessageKey: Sendable {
         }
         let (iv, key) = derived.withUnsafeBytes { bytes in
             // 16 bytes are always a valid CBC IV.
-            (try! AES._CBC.IV(ivBytes: bytes[0..<16]), SymmetricKey(data: UnsafeRawBufferPointer(rebasing: bytes[16..<48])))
+            (
+                try! AES._CBC.IV(ivBytes: bytes[0..<16]),
+                SymmetricKey(data: UnsafeRawBufferPointer(rebasing: bytes[16..<48]))
+            )
         }
         return try body(iv, key)
     }
