@@ -120,7 +120,8 @@ struct FingerprintVectorTests {
         #expect(alice.displayable == bob.displayable)
         #expect(try alice.scannable.compare(with: bob.scannable.serialized) == flag("own_scannable_vs_peer_serialized"))
         #expect(try bob.scannable.compare(with: alice.scannable.serialized) == flag("own_scannable_vs_peer_serialized"))
-        #expect(try alice.scannable.compare(with: alice.scannable.serialized) == flag("own_scannable_vs_own_serialized"))
+        #expect(
+            try alice.scannable.compare(with: alice.scannable.serialized) == flag("own_scannable_vs_own_serialized"))
         #expect(alice.displayable.digits.count == (try #require(expected["display_string_length"] as? Int)))
         #expect(alice.displayable.digits.allSatisfy(\.isASCII) && alice.displayable.digits.allSatisfy(\.isNumber))
 
@@ -134,7 +135,8 @@ struct FingerprintVectorTests {
         let bobOtherID = try make(version, bobID, bobKey, otherID, aliceKey)
         #expect(try (alice.displayable == bobOtherID.displayable) == flag("different_stable_id_display_equal"))
         #expect(
-            try alice.scannable.compare(with: bobOtherID.scannable.serialized) == flag("different_stable_id_scannable_match"))
+            try alice.scannable.compare(with: bobOtherID.scannable.serialized)
+                == flag("different_stable_id_scannable_match"))
 
         // Versions 1 and 2: the same number, different QR codes, and comparing them is an error.
         let otherVersion: UInt32 = version == 1 ? 2 : 1
@@ -176,7 +178,9 @@ struct FingerprintVectorTests {
             #expect(throws: SignalError.invalidArgument, "version \(bad)") { try make(version: bad, iterations: 2) }
         }
         #expect(throws: SignalError.invalidArgument) {
-            try ScannableFingerprint(version: 2, localFingerprint: [UInt8](repeating: 1, count: 31), remoteFingerprint: [UInt8](repeating: 1, count: 32))
+            try ScannableFingerprint(
+                version: 2, localFingerprint: [UInt8](repeating: 1, count: 31),
+                remoteFingerprint: [UInt8](repeating: 1, count: 32))
         }
     }
 
@@ -184,10 +188,12 @@ struct FingerprintVectorTests {
     func compareRules() throws {
         let (alice, bob) = keys(2)
         let mine = try Fingerprint(
-            version: 2, iterations: 2, localStableID: [1], localIdentity: alice, remoteStableID: [2], remoteIdentity: bob
+            version: 2, iterations: 2, localStableID: [1], localIdentity: alice, remoteStableID: [2],
+            remoteIdentity: bob
         ).scannable
         let theirs = try Fingerprint(
-            version: 2, iterations: 2, localStableID: [2], localIdentity: bob, remoteStableID: [1], remoteIdentity: alice
+            version: 2, iterations: 2, localStableID: [2], localIdentity: bob, remoteStableID: [1],
+            remoteIdentity: alice
         ).scannable
         #expect(try mine.compare(with: theirs.serialized))
 

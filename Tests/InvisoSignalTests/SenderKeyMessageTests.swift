@@ -14,7 +14,8 @@ struct SenderKeyMessageTests {
         var generator = SeededGenerator(seed: 0x5b1)
         let distribution = generator.uuid()
         let signing = generator.keyPair()
-        for (chainID, iteration, count) in [(UInt32(0), UInt32(0), 0), (0x7fff_ffff, 300, 16), (UInt32.max, .max, 333)] {
+        for (chainID, iteration, count) in [(UInt32(0), UInt32(0), 0), (0x7fff_ffff, 300, 16), (UInt32.max, .max, 333)]
+        {
             let ciphertext = generator.bytes(count)
             var signer = SeededGenerator(seed: UInt64(count))
             let message = SenderKeyMessage(
@@ -63,7 +64,10 @@ struct SenderKeyMessageTests {
         for nibble: UInt8 in 0...15 {
             let version = nibble << 4 | 3
             switch nibble {
-            case 0..<3: #expect(throws: SignalError.legacyVersion) { try parse(uuid + chain + iteration + ciphertext, version: version) }
+            case 0..<3:
+                #expect(throws: SignalError.legacyVersion) {
+                    try parse(uuid + chain + iteration + ciphertext, version: version)
+                }
             case 3: #expect(try parse(uuid + chain + iteration + ciphertext, version: version).messageVersion == 3)
             default:
                 #expect(throws: SignalError.unrecognizedVersion, "\(nibble)") {
@@ -99,7 +103,9 @@ struct SenderKeyMessageTests {
             signingKey: signing.privateKey, using: &generator)
         let bytes = message.serialized
         for length in 0..<bytes.count {
-            #expect(throws: SignalError.self, "prefix \(length)") { try SenderKeyMessage(serialized: bytes.prefix(length)) }
+            #expect(throws: SignalError.self, "prefix \(length)") {
+                try SenderKeyMessage(serialized: bytes.prefix(length))
+            }
         }
         var byParse = 0
         var bySignature = 0
@@ -130,7 +136,8 @@ struct SenderKeyMessageTests {
                 signingKey: signing)
             let expected: [UInt8] =
                 [0x33] + Hand.bytes(0x0a, distribution.testBytes) + Hand.number(0x10, UInt64(chainID))
-                + Hand.number(0x18, UInt64(iteration)) + Hand.bytes(0x22, chainKey) + Hand.bytes(0x2a, signing.serialized)
+                + Hand.number(0x18, UInt64(iteration)) + Hand.bytes(0x22, chainKey)
+                + Hand.bytes(0x2a, signing.serialized)
             #expect(message.serialized == expected)
             let parsed = try SenderKeyDistributionMessage(serialized: expected)
             #expect(parsed == message)
@@ -189,7 +196,9 @@ struct SenderKeyMessageTests {
         }
         var wrongType = signingKey
         wrongType[0] = 0x08
-        #expect(throws: SignalError.invalidKeyType) { try parse(uuid + chain + iteration + chainKey + Hand.bytes(0x2a, wrongType)) }
+        #expect(throws: SignalError.invalidKeyType) {
+            try parse(uuid + chain + iteration + chainKey + Hand.bytes(0x2a, wrongType))
+        }
         #expect(throws: SignalError.invalidKey) {
             try parse(uuid + chain + iteration + chainKey + Hand.bytes(0x2a, Array(signingKey.dropFirst())))
         }

@@ -52,7 +52,9 @@ struct SignalMessageTests {
         let counter: UInt32
         let previousCounter: UInt32
         let ciphertextCount: Int
-        var testDescription: String { "v\(version) counter \(counter) previous \(previousCounter) ct \(ciphertextCount)" }
+        var testDescription: String {
+            "v\(version) counter \(counter) previous \(previousCounter) ct \(ciphertextCount)"
+        }
     }
 
     static let cases: [Case] = [
@@ -90,13 +92,22 @@ struct SignalMessageTests {
         let parsed = try SignalMessage(serialized: expected)
         #expect(parsed == message)
         #expect(parsed.serialized == expected)
-        #expect(parsed.verifyMAC(senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: fixture.macKey))
+        #expect(
+            parsed.verifyMAC(
+                senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: fixture.macKey))
         // The identities are bound in order, and the key matters.
-        #expect(!parsed.verifyMAC(senderIdentityKey: fixture.receiver, receiverIdentityKey: fixture.sender, macKey: fixture.macKey))
-        #expect(!parsed.verifyMAC(senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.sender, macKey: fixture.macKey))
+        #expect(
+            !parsed.verifyMAC(
+                senderIdentityKey: fixture.receiver, receiverIdentityKey: fixture.sender, macKey: fixture.macKey))
+        #expect(
+            !parsed.verifyMAC(
+                senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.sender, macKey: fixture.macKey))
         var wrongKey = fixture.macKeyBytes
         wrongKey[0] ^= 1
-        #expect(!parsed.verifyMAC(senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: SecretBytes(wrongKey)))
+        #expect(
+            !parsed.verifyMAC(
+                senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: SecretBytes(wrongKey))
+        )
     }
 
     @Test("CiphertextMessageType values")
@@ -138,9 +149,10 @@ struct SignalMessageTests {
         }
 
         // Required fields.
-        for (name, fields) in [("ratchet_key", counter + previous + ciphertext), ("counter", key + previous + ciphertext),
-            ("ciphertext", key + counter + previous), ("all", [])]
-        {
+        for (name, fields) in [
+            ("ratchet_key", counter + previous + ciphertext), ("counter", key + previous + ciphertext),
+            ("ciphertext", key + counter + previous), ("all", []),
+        ] {
             #expect(throws: SignalError.invalidMessage, "missing \(name)") {
                 try SignalMessage(serialized: rawSignalMessage(fields))
             }
@@ -152,7 +164,8 @@ struct SignalMessageTests {
         #expect(noPrevious.ciphertext == [9, 9, 9])
 
         // Fields 5 (pq_ratchet) and 6 (addresses) are accepted and ignored, as are unknown fields.
-        let extras = all + Hand.bytes(0x2a, [1, 2, 3, 4]) + Hand.bytes(0x32, [UInt8](repeating: 7, count: 36))
+        let extras =
+            all + Hand.bytes(0x2a, [1, 2, 3, 4]) + Hand.bytes(0x32, [UInt8](repeating: 7, count: 36))
             + Hand.number(0x48, 1) + Hand.bytes(0x52, [0])
         let withExtras = try SignalMessage(serialized: rawSignalMessage(extras))
         #expect(withExtras.counter == 5 && withExtras.previousCounter == 4 && withExtras.ciphertext == [9, 9, 9])
@@ -160,7 +173,9 @@ struct SignalMessageTests {
         // Fields out of order still parse.
         #expect(try SignalMessage(serialized: rawSignalMessage(ciphertext + previous + counter + key)).counter == 5)
         // Known fields with the wrong wire type are malformed.
-        #expect(throws: SignalError.invalidMessage) { try SignalMessage(serialized: rawSignalMessage(all + Hand.number(0x28, 1))) }
+        #expect(throws: SignalError.invalidMessage) {
+            try SignalMessage(serialized: rawSignalMessage(all + Hand.number(0x28, 1)))
+        }
         #expect(throws: SignalError.invalidMessage) {
             try SignalMessage(serialized: rawSignalMessage(Hand.bytes(0x12, [5]) + key + previous + ciphertext))
         }
@@ -168,7 +183,9 @@ struct SignalMessageTests {
         #expect(throws: SignalError.invalidMessage) {
             try SignalMessage(serialized: rawSignalMessage(key + Hand.number(0x10, 1 << 32) + ciphertext))
         }
-        #expect(try SignalMessage(serialized: rawSignalMessage(key + Hand.number(0x10, UInt64(UInt32.max)) + ciphertext)).counter == .max)
+        #expect(
+            try SignalMessage(serialized: rawSignalMessage(key + Hand.number(0x10, UInt64(UInt32.max)) + ciphertext))
+                .counter == .max)
 
         // The ratchet key must be a serialized Curve25519 key.
         var wrongType = fixture.ratchetKey.serialized
@@ -177,10 +194,14 @@ struct SignalMessageTests {
             try SignalMessage(serialized: rawSignalMessage(Hand.bytes(0x0a, wrongType) + counter + ciphertext))
         }
         #expect(throws: SignalError.invalidKey) {
-            try SignalMessage(serialized: rawSignalMessage(Hand.bytes(0x0a, fixture.ratchetKey.rawRepresentation) + counter + ciphertext))
+            try SignalMessage(
+                serialized: rawSignalMessage(
+                    Hand.bytes(0x0a, fixture.ratchetKey.rawRepresentation) + counter + ciphertext))
         }
         #expect(throws: SignalError.invalidKey) {
-            try SignalMessage(serialized: rawSignalMessage(Hand.bytes(0x0a, fixture.ratchetKey.serialized + [0]) + counter + ciphertext))
+            try SignalMessage(
+                serialized: rawSignalMessage(
+                    Hand.bytes(0x0a, fixture.ratchetKey.serialized + [0]) + counter + ciphertext))
         }
 
         // Too short: fewer than 1 + 8 bytes; exactly 9 has an empty protobuf.
@@ -210,7 +231,9 @@ struct SignalMessageTests {
         let bytes = message.serialized
 
         for length in 0..<bytes.count {
-            #expect(throws: SignalError.self, "prefix \(length)") { try SignalMessage(serialized: bytes.prefix(length)) }
+            #expect(throws: SignalError.self, "prefix \(length)") {
+                try SignalMessage(serialized: bytes.prefix(length))
+            }
         }
 
         var rejectedByParse = 0
@@ -225,7 +248,8 @@ struct SignalMessageTests {
                 }
                 #expect(
                     !parsed.verifyMAC(
-                        senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: fixture.macKey),
+                        senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: fixture.macKey
+                    ),
                     "byte \(index) mask \(mask)")
                 rejectedByMAC += 1
             }
@@ -234,7 +258,9 @@ struct SignalMessageTests {
         #expect(rejectedByMAC > 0 && rejectedByParse > 0)
         // Appending a byte also breaks the MAC (the last 8 bytes move).
         if let extended = try? SignalMessage(serialized: bytes + [0]) {
-            #expect(!extended.verifyMAC(senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: fixture.macKey))
+            #expect(
+                !extended.verifyMAC(
+                    senderIdentityKey: fixture.sender, receiverIdentityKey: fixture.receiver, macKey: fixture.macKey))
         }
     }
 
@@ -360,12 +386,19 @@ struct SignalMessageTests {
         #expect(throws: SignalError.invalidMessage) { try parse(base + identity + inner4 + signed) }
         #expect(throws: SignalError.invalidMessage) { try parse(base + identity + inner4 + signed + kyberID) }
         #expect(throws: SignalError.invalidMessage) { try parse(base + identity + inner4 + signed + kyberCT) }
-        #expect(throws: SignalError.invalidMessage) { try parse(base + identity + inner3 + signed + kyberID + kyberCT, version: 0x34) }
-        #expect(throws: SignalError.invalidMessage) { try parse(base + identity + inner3 + signed + kyberID, version: 0x34) }
-        #expect(throws: SignalError.invalidMessage) { try parse(base + identity + inner3 + signed + kyberCT, version: 0x34) }
+        #expect(throws: SignalError.invalidMessage) {
+            try parse(base + identity + inner3 + signed + kyberID + kyberCT, version: 0x34)
+        }
+        #expect(throws: SignalError.invalidMessage) {
+            try parse(base + identity + inner3 + signed + kyberID, version: 0x34)
+        }
+        #expect(throws: SignalError.invalidMessage) {
+            try parse(base + identity + inner3 + signed + kyberCT, version: 0x34)
+        }
         // The Kyber ciphertext is exactly 0x08 ‖ 1568 bytes.
         let badCiphertexts: [[UInt8]] = [
-            fixture.kyberCiphertext, [0x08] + fixture.kyberCiphertext.dropLast(), [0x08] + fixture.kyberCiphertext + [0],
+            fixture.kyberCiphertext, [0x08] + fixture.kyberCiphertext.dropLast(),
+            [0x08] + fixture.kyberCiphertext + [0],
             [0x0a] + fixture.kyberCiphertext, [0x07] + fixture.kyberCiphertext, [0x08], [],
         ]
         for bad in badCiphertexts {
@@ -381,14 +414,19 @@ struct SignalMessageTests {
             try parse(base + identity + Hand.bytes(0x22, [0x44, 1, 2]) + signed + kyberID + kyberCT)
         }
         #expect(throws: SignalError.legacyVersion) {
-            try parse(base + identity + Hand.bytes(0x22, [0x24] + fixture.inner4.serialized.dropFirst()) + signed + kyberID + kyberCT)
+            try parse(
+                base + identity + Hand.bytes(0x22, [0x24] + fixture.inner4.serialized.dropFirst()) + signed + kyberID
+                    + kyberCT)
         }
         // Keys must parse.
         var badKey = fixture.baseKey.serialized
         badKey[0] = 0
-        #expect(throws: SignalError.invalidKeyType) { try parse(Hand.bytes(0x12, badKey) + identity + inner4 + signed + kyberID + kyberCT) }
+        #expect(throws: SignalError.invalidKeyType) {
+            try parse(Hand.bytes(0x12, badKey) + identity + inner4 + signed + kyberID + kyberCT)
+        }
         #expect(throws: SignalError.invalidKey) {
-            try parse(base + Hand.bytes(0x1a, fixture.identity.serialized.dropLast()) + inner4 + signed + kyberID + kyberCT)
+            try parse(
+                base + Hand.bytes(0x1a, fixture.identity.serialized.dropLast()) + inner4 + signed + kyberID + kyberCT)
         }
 
         // Version nibble.
@@ -412,7 +450,9 @@ struct SignalMessageTests {
         #expect(throws: SignalError.invalidArgument) { try fixture.make(version: 5) }
         #expect(throws: SignalError.invalidArgument) { try fixture.make(version: 2) }
         #expect(throws: SignalError.invalidArgument) { try fixture.make(version: 4, message: fixture.inner3) }
-        #expect(throws: SignalError.invalidArgument) { try fixture.make(version: 3, kyberPreKeyID: nil, kyberCiphertext: .some(nil), message: fixture.inner4) }
+        #expect(throws: SignalError.invalidArgument) {
+            try fixture.make(version: 3, kyberPreKeyID: nil, kyberCiphertext: .some(nil), message: fixture.inner4)
+        }
         #expect(throws: SignalError.invalidArgument) { try fixture.make(version: 4, kyberPreKeyID: nil) }
         #expect(throws: SignalError.invalidArgument) { try fixture.make(version: 4, kyberCiphertext: .some(nil)) }
         #expect(throws: SignalError.invalidArgument) { try fixture.make(version: 3, kyberCiphertext: .some(nil)) }
@@ -432,7 +472,9 @@ struct SignalMessageTests {
         ] {
             let bytes = message.serialized
             for length in 0..<bytes.count {
-                #expect(throws: SignalError.self, "prefix \(length)") { try PreKeySignalMessage(serialized: bytes.prefix(length)) }
+                #expect(throws: SignalError.self, "prefix \(length)") {
+                    try PreKeySignalMessage(serialized: bytes.prefix(length))
+                }
             }
             // Tampering either fails to parse or changes what was parsed (the inner MAC or the
             // PQXDH keys then fail in the session layer).

@@ -73,7 +73,8 @@ public struct SenderKeyMessage: Sendable, Hashable {
     ///   - iteration: The message's iteration.
     ///   - ciphertext: The encrypted body.
     ///   - signingKey: The sender's private signing key.
-    public init(distributionID: UUID, chainID: UInt32, iteration: UInt32, ciphertext: [UInt8], signingKey: ECPrivateKey) {
+    public init(distributionID: UUID, chainID: UInt32, iteration: UInt32, ciphertext: [UInt8], signingKey: ECPrivateKey)
+    {
         var generator = SystemRandomNumberGenerator()
         self.init(
             distributionID: distributionID, chainID: chainID, iteration: iteration, ciphertext: ciphertext,

@@ -131,7 +131,8 @@ public struct SignalMessage: Sendable, Hashable {
     ///   - receiverIdentityKey: The receiver's identity key.
     ///   - macKey: The message's HMAC-SHA256 key.
     /// - Returns: `true` only when the 8-byte MAC matches.
-    public func verifyMAC(senderIdentityKey: IdentityKey, receiverIdentityKey: IdentityKey, macKey: SecretBytes) -> Bool {
+    public func verifyMAC(senderIdentityKey: IdentityKey, receiverIdentityKey: IdentityKey, macKey: SecretBytes) -> Bool
+    {
         let split = serialized.count - Self.macByteCount
         let expected = Self.mac(
             macKey: macKey, sender: senderIdentityKey, receiver: receiverIdentityKey, body: serialized[..<split])

@@ -35,7 +35,8 @@ extension SeededGenerator {
     mutating func uuid() -> UUID {
         let b = bytes(16)
         return UUID(
-            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        )
     }
 
     /// A key pair drawn from the generator.
