@@ -38,7 +38,7 @@ let package = Package(
             dependencies: [
                 "InvisoCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),
@@ -62,6 +62,12 @@ let package = Package(
             name: "InvisoNoiseFuzz",
             dependencies: ["InvisoNoise", "InvisoCrypto", .product(name: "Crypto", package: "swift-crypto")],
             path: "Fuzz/InvisoNoiseFuzz",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
+            name: "InvisoSignalFuzz",
+            dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting"],
+            path: "Fuzz/InvisoSignalFuzz",
             swiftSettings: upcoming
         ),
         .testTarget(

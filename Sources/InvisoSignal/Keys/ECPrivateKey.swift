@@ -1,4 +1,4 @@
-public import Crypto
+package import Crypto
 public import Foundation
 public import InvisoCrypto
 

@@ -118,7 +118,13 @@ public struct PreKeySignalMessage: Sendable, Hashable {
     ///   message; ``SignalError/invalidKey`` / ``SignalError/invalidKeyType`` for a key that
     ///   does not parse.
     public init(serialized: some Collection<UInt8>) throws(SignalError) {
-        let bytes = Array(serialized)
+        try self.init(serialized: Array(serialized))
+    }
+
+    /// Parses the serialized form (the non-generic fast path for byte arrays).
+    ///
+    /// - Throws: the same errors as ``init(serialized:)-(Collection<UInt8>)``.
+    public init(serialized bytes: [UInt8]) throws(SignalError) {
         guard let first = bytes.first else { throw SignalError(.invalidMessage, "PreKeySignalMessage is empty") }
         let version = try WireVersion.parse(first, current: Self.currentVersion)
 

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 package import InvisoCrypto
-import _CryptoExtras
+import CryptoExtras
 
 /// The key of one sender-key message, kept as libsignal keeps it: the iteration and the
 /// 32-byte seed HMAC-SHA256(chainKey, `0x01`).

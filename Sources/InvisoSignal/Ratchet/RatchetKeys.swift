@@ -1,0 +1,117 @@
+package import InvisoCrypto
+
+/// libsignal's KDF labels and limits for the Double Ratchet.
+package enum RatchetConstants {
+    /// HKDF info of the DH ratchet step.
+    static let rootInfo = Array("WhisperRatchet".utf8)
+    /// HKDF info of the per-message keys.
+    static let messageKeysInfo = Array("WhisperMessageKeys".utf8)
+    /// HKDF info of the X3DH (version 3) session secret.
+    static let x3dhInfo = Array("WhisperText".utf8)
+    /// HKDF info of the PQXDH (version 4) session secret.
+    static let pqxdhInfo = Array("WhisperText_X25519_SHA-256_CRYSTALS-KYBER-1024".utf8)
+    /// The maximum counter jump within one receiving chain.
+    package static let maxForwardJumps: UInt32 = 25_000
+    /// The maximum number of skipped message keys stored per receiving chain.
+    package static let maxMessageKeys = 2_000
+    /// The maximum number of receiving chains kept per session state.
+    package static let maxReceiverChains = 5
+    /// The maximum number of archived session states kept per record.
+    package static let maxArchivedStates = 40
+}
+
+/// HKDF-SHA256 into `count` secret bytes.
+func hkdfSHA256(ikm: SecretBytes, salt: UnsafeRawBufferPointer, info: [UInt8], count: Int) -> SecretBytes {
+    SecretBytes(count: count) { output in
+        ikm.withUnsafeBytes { ikm in
+            info.withUnsafeBytes { info in
+                HKDFSHA256.derive(inputKeyMaterial: ikm, salt: salt, info: info, into: output)
+            }
+        }
+    }
+}
+
+/// HKDF-SHA256 without salt into `count` secret bytes.
+func hkdfSHA256(ikm: SecretBytes, info: [UInt8], count: Int) -> SecretBytes {
+    hkdfSHA256(ikm: ikm, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info, count: count)
+}
+
+/// HMAC-SHA256 of one byte under `key`.
+func hmacSHA256(key: SecretBytes, byte: UInt8) -> SecretBytes {
+    SecretBytes(count: HMACSHA256.byteCount) { output in
+        var mac = key.withUnsafeBytes { HMACSHA256(key: $0) }
+        withUnsafeBytes(of: byte) { mac.update($0) }
+        mac.finalize(into: output)
+    }
+}
+
+extension SecretBytes {
+    /// The bytes in `range`, as a new secret.
+    func slice(_ range: Range<Int>) -> SecretBytes {
+        withUnsafeBytes { source in
+            SecretBytes(count: range.count) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[range])) }
+        }
+    }
+}
+
+/// The 32-byte root key of the DH ratchet.
+package struct RootKey: Sendable {
+    package let key: SecretBytes
+
+    package init(_ key: SecretBytes) {
+        self.key = key
+    }
+
+    /// One DH ratchet step: HKDF(salt = root key, IKM = DH(ours, theirs), "WhisperRatchet", 64)
+    /// → new root key ‖ new chain key (index 0).
+    func createChain(theirRatchetKey: ECPublicKey, ourRatchetKey: ECKeyPair) throws(SignalError) -> (RootKey, ChainKey) {
+        let shared = try ourRatchetKey.privateKey.agreement(with: theirRatchetKey)
+        let derived = key.withUnsafeBytes { salt in
+            hkdfSHA256(ikm: shared, salt: salt, info: RatchetConstants.rootInfo, count: 64)
+        }
+        return (RootKey(derived.slice(0..<32)), ChainKey(key: derived.slice(32..<64), index: 0))
+    }
+}
+
+/// A symmetric chain key and its index.
+package struct ChainKey: Sendable {
+    package let key: SecretBytes
+    package let index: UInt32
+
+    package init(key: SecretBytes, index: UInt32) {
+        self.key = key
+        self.index = index
+    }
+
+    /// The next chain key: HMAC-SHA256(key, 0x02).
+    package var next: ChainKey {
+        ChainKey(key: hmacSHA256(key: key, byte: 0x02), index: index &+ 1)
+    }
+
+    /// The message-key seed for this index: HMAC-SHA256(key, 0x01).
+    package var messageKeySeed: SecretBytes {
+        hmacSHA256(key: key, byte: 0x01)
+    }
+
+    /// The message keys for this index.
+    package var messageKeys: MessageKeys {
+        MessageKeys(seed: messageKeySeed, counter: index)
+    }
+}
+
+/// The keys of one message: AES-256-CBC key, HMAC-SHA256 key, IV.
+package struct MessageKeys: Sendable {
+    package let cipherKey: SecretBytes
+    package let macKey: SecretBytes
+    package let iv: SecretBytes
+    package let counter: UInt32
+
+    /// HKDF(salt: none, IKM: seed, "WhisperMessageKeys", 80) → cipher key 32 ‖ MAC key 32 ‖ IV 16.
+    package init(seed: SecretBytes, counter: UInt32) {
+        let derived = hkdfSHA256(ikm: seed, info: RatchetConstants.messageKeysInfo, count: 80)
+        self.cipherKey = derived.slice(0..<32)
+        self.macKey = derived.slice(32..<64)
+        self.iv = derived.slice(64..<80)
+        self.counter = counter
+    }
+}
