@@ -1,11 +1,11 @@
 import ArgumentParser
 
-/// The `inviso` command-line tool: Noise interop peer and benchmarks.
+/// The `inviso` command-line tool: Noise interop peer, Signal sessions and benchmarks.
 @main
 struct Inviso: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inviso",
         abstract: "Inviso command-line tools.",
-        subcommands: [NoiseCommand.self, BenchCommand.self]
+        subcommands: [NoiseCommand.self, SignalCommand.self, BenchCommand.self]
     )
 }
