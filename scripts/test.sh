@@ -10,4 +10,6 @@ seeds="$(mktemp -d)"
 trap 'rm -rf "$seeds"' EXIT
 "$bin/InvisoNoiseFuzz" --write-seeds "$seeds" >/dev/null
 "$bin/InvisoNoiseFuzz" "$seeds" | tail -n 1
+"$bin/InvisoSignalFuzz" --write-seeds "$seeds/signal" >/dev/null
+"$bin/InvisoSignalFuzz" "$seeds/signal" | tail -n 1
 swift test
