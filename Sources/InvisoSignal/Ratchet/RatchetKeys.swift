@@ -99,19 +99,24 @@ package struct ChainKey: Sendable {
     }
 }
 
-/// The keys of one message: AES-256-CBC key, HMAC-SHA256 key, IV.
+/// The keys of one message: AES-256-CBC key, HMAC-SHA256 key, IV — held as the 80 bytes
+/// the HKDF produced (one allocation), with the MAC key split out because the message
+/// codec takes it on its own.
 package struct MessageKeys: Sendable {
-    package let cipherKey: SecretBytes
+    /// Cipher key 32 ‖ MAC key 32 ‖ IV 16.
+    package let material: SecretBytes
     package let macKey: SecretBytes
-    package let iv: SecretBytes
     package let counter: UInt32
 
     /// HKDF(salt: none, IKM: seed, "WhisperMessageKeys", 80) → cipher key 32 ‖ MAC key 32 ‖ IV 16.
     package init(seed: SecretBytes, counter: UInt32) {
-        let derived = hkdfSHA256(ikm: seed, info: RatchetConstants.messageKeysInfo, count: 80)
-        self.cipherKey = derived.slice(0..<32)
-        self.macKey = derived.slice(32..<64)
-        self.iv = derived.slice(64..<80)
+        self.material = hkdfSHA256(ikm: seed, info: RatchetConstants.messageKeysInfo, count: 80)
+        self.macKey = material.slice(32..<64)
         self.counter = counter
     }
+
+    /// The AES-256-CBC key (a copy, for tests and diagnostics).
+    package var cipherKey: SecretBytes { material.slice(0..<32) }
+    /// The CBC IV (a copy, for tests and diagnostics).
+    package var iv: SecretBytes { material.slice(64..<80) }
 }

@@ -8,7 +8,7 @@ extension SessionState {
     package mutating func encrypt(_ plaintext: [UInt8]) throws(SignalError) -> CiphertextMessage {
         let chainKey = senderChain.chainKey
         let keys = chainKey.messageKeys
-        let body = try MessageCrypto.encrypt(plaintext, key: keys.cipherKey, iv: keys.iv)
+        let body = try MessageCrypto.encrypt(plaintext, keys: keys)
         let message = try SignalMessage(
             messageVersion: sessionVersion, macKey: keys.macKey,
             senderRatchetKey: senderChain.ratchetKeyPair.publicKey, counter: chainKey.index,
@@ -46,7 +46,7 @@ extension SessionState {
         else {
             throw SignalError(.authenticationFailed)
         }
-        let plaintext = try MessageCrypto.decrypt(message.ciphertext, key: keys.cipherKey, iv: keys.iv)
+        let plaintext = try MessageCrypto.decrypt(message.ciphertext, keys: keys)
         pendingPreKey = nil
         return plaintext
     }
