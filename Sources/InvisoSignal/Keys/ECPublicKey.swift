@@ -50,5 +50,5 @@ public struct ECPublicKey: Hashable, Sendable {
 
 extension ECPublicKey: CustomStringConvertible {
     /// The serialized key in hex (public keys are not secret).
-    public var description: String { "ECPublicKey(\(serialized.map { String(format: "%02x", $0) }.joined()))" }
+    public var description: String { "ECPublicKey(\(Hex.encode(serialized)))" }
 }

@@ -1,5 +1,3 @@
-import Crypto
-import Foundation
 package import InvisoCrypto
 
 /// One step of a sender-key chain: the chain key at an iteration.
@@ -32,9 +30,6 @@ package struct SenderChainKey: Sendable {
     }
 
     private func hmac(_ label: UInt8) -> SecretBytes {
-        seed.withUnsafeBytes { key in
-            let code = HMAC<SHA256>.authenticationCode(for: [label], using: SymmetricKey(data: key))
-            return code.withUnsafeBytes { SecretBytes($0) }
-        }
+        hmacSHA256(key: seed, byte: label)
     }
 }

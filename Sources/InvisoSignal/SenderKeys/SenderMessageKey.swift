@@ -27,9 +27,7 @@ package struct SenderMessageKey: Sendable {
     private func withCipherParameters<Result>(
         _ body: (AES._CBC.IV, SymmetricKey) throws(SignalError) -> Result
     ) throws(SignalError) -> Result {
-        let derived = seed.withUnsafeBytes { seed in
-            HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: seed), info: Self.info, outputByteCount: 48)
-        }
+        let derived = hkdfSHA256(ikm: seed, info: Self.info, count: 48)
         let (iv, key) = derived.withUnsafeBytes { bytes in
             // 16 bytes are always a valid CBC IV.
             (

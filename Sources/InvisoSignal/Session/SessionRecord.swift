@@ -35,16 +35,12 @@ public struct SessionRecord: Sendable {
 
     /// Makes `state` current and archives the old current state (at most 40 are kept).
     package mutating func promote(_ state: SessionState) {
-        if let current {
-            previous.insert(current, at: 0)
-            if previous.count > RatchetConstants.maxArchivedStates {
-                previous.removeLast(previous.count - RatchetConstants.maxArchivedStates)
-            }
-        }
+        archiveCurrentState()
         current = state
     }
 
-    /// Archives the current session (e.g. when the user resets it).
+    /// Archives the current session (e.g. when the user resets it); the oldest archived
+    /// states beyond libsignal's limit of 40 are dropped.
     public mutating func archiveCurrentState() {
         guard let current else { return }
         self.current = nil
