@@ -15,50 +15,30 @@ struct BenchNoise: ParsableCommand {
             and AEAD calls made directly), and transport encrypt+decrypt throughput for 64 B \
             and 16 KiB messages beside raw ChaChaPoly seal+open. Baseline and implementation \
             are measured in alternating rounds; value and baseline are medians over the rounds, \
-            ratio is the median of the per-round ratios. Use -c release.
+            ratio is the median of the per-round ratios. Use -c release. --filter matches the \
+            figure names, e.g. "handshake", "BLAKE2s", "64B".
             """
     )
 
     static let protocolNames = ["Noise_XX_25519_ChaChaPoly_SHA256", "Noise_XX_25519_ChaChaPoly_BLAKE2s"]
     static let messageSizes = [64, 16 * 1024]
 
-    @Flag(help: "One JSON object per line: name, value, unit, baseline, ratio.")
-    var json = false
-
-    @Option(help: "Measuring time per figure and per side, in seconds.")
-    var seconds = 1.0
-
-    @Option(help: "Alternating rounds per figure (the median is reported).")
-    var rounds = 7
-
-    @Option(help: "Run only the figures whose name contains this text (e.g. \"handshake\", \"BLAKE2s\", \"64B\").")
-    var filter: String?
-
-    func validate() throws {
-        guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be positive") }
-        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
-    }
+    @OptionGroup var options: BenchOptions
 
     func run() throws {
         #if DEBUG
         FileHandle.standardError.write(Data("warning: debug build; use `swift run -c release inviso bench noise`\n".utf8))
         #endif
-        if !json {
-            BenchReport(json: json).header()
-        }
+        options.report.header()
         for name in Self.protocolNames {
             let noiseProtocol = try NoiseProtocol(name)
-            if selected(Self.handshakeName(noiseProtocol)) {
+            if options.selected(Self.handshakeName(noiseProtocol)) {
                 report(try handshakes(noiseProtocol))
             }
-            for size in Self.messageSizes where selected(Self.transportName(noiseProtocol, messageSize: size)) {
+            for size in Self.messageSizes where options.selected(Self.transportName(noiseProtocol, messageSize: size)) {
                 report(try transport(noiseProtocol, messageSize: size))
             }
         }
-    }
-
-    private func selected(_ name: String) -> Bool {
-        filter.map { name.contains($0) } ?? true
     }
 
     private static func handshakeName(_ noiseProtocol: NoiseProtocol) -> String {
@@ -98,7 +78,7 @@ struct BenchNoise: ParsableCommand {
         default:
             throw CLIError("no ceiling for \(noiseProtocol.hash.rawValue)")
         }
-        let rates = Bench.compare(ours: ours, baseline: baseline, seconds: seconds, rounds: rounds)
+        let rates = options.compare(ours: ours, baseline: baseline)
         return BenchResult(name: Self.handshakeName(noiseProtocol), value: rates.ours, unit: "handshakes/s",
                            baseline: rates.baseline, ratio: rates.ratio)
     }
@@ -163,7 +143,7 @@ struct BenchNoise: ParsableCommand {
             }
             raw.counter = counter
         }
-        let rates = Bench.compare(ours: ours, baseline: baseline, seconds: seconds, rounds: rounds)
+        let rates = options.compare(ours: ours, baseline: baseline)
         return BenchResult(name: Self.transportName(noiseProtocol, messageSize: messageSize), value: rates.ours / 1e6, unit: "MB/s",
                            baseline: rates.baseline / 1e6, ratio: rates.ratio)
     }
@@ -171,7 +151,7 @@ struct BenchNoise: ParsableCommand {
     // MARK: Output
 
     private func report(_ result: BenchResult) {
-        BenchReport(json: json).emit(result)
+        options.report.emit(result)
     }
 }
 

@@ -17,38 +17,24 @@ struct BenchSignal: ParsableCommand {
             AES-256-CBC and HMAC-SHA256, called directly). setup: a session built from a \
             bundle, its first message sent and opened (pre-key message processing included), \
             beside the same X25519, XEdDSA, HKDF, Kyber and message primitives called \
-            directly. Rounds alternate; ratio is the median of per-round ratios. Use -c release.
+            directly. Rounds alternate; ratio is the median of per-round ratios. Use -c release. \
+            --filter matches the figure names, e.g. "Double Ratchet", "PQXDH".
             """
     )
 
-    @Flag(help: "One JSON object per line: name, value, unit, baseline, ratio.")
-    var json = false
-
-    @Option(help: "Measuring time per figure and per side, in seconds.")
-    var seconds = 1.0
-
-    @Option(help: "Alternating rounds per figure (the median is reported).")
-    var rounds = 7
-
-    @Option(help: "Run only the figures whose name contains this text (e.g. \"message\", \"PQXDH\").")
-    var filter: String?
-
-    func validate() throws {
-        guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be positive") }
-        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
-    }
+    @OptionGroup var options: BenchOptions
 
     func run() throws {
         #if DEBUG
         FileHandle.standardError.write(Data("warning: debug build; use `swift run -c release inviso bench signal`\n".utf8))
         #endif
-        let report = BenchReport(json: json)
+        let report = options.report
         report.header()
         let messageName = "Double Ratchet message 100B (send+receive)"
-        if filter.map({ messageName.contains($0) }) ?? true { report.emit(try messages(name: messageName)) }
+        if options.selected(messageName) { report.emit(try messages(name: messageName)) }
         for kyber in [false, true] {
             let name = kyber ? "PQXDH session setup + first message" : "X3DH session setup + first message"
-            if filter.map({ name.contains($0) }) ?? true { report.emit(try setups(name: name, kyber: kyber)) }
+            if options.selected(name) { report.emit(try setups(name: name, kyber: kyber)) }
         }
     }
 
@@ -77,7 +63,7 @@ struct BenchSignal: ParsableCommand {
         let baseline = BenchOperation(workPerCall: 1) { count in
             for _ in 0..<count { consume(ceiling.run(plaintext)) }
         }
-        let rates = Bench.compare(ours: ours, baseline: baseline, seconds: seconds, rounds: rounds)
+        let rates = options.compare(ours: ours, baseline: baseline)
         return BenchResult(name: name, value: rates.ours, unit: "messages/s", baseline: rates.baseline, ratio: rates.ratio)
     }
 
@@ -97,7 +83,7 @@ struct BenchSignal: ParsableCommand {
         let baseline = BenchOperation(workPerCall: 1) { count in
             for _ in 0..<count { consume(ceiling.run(plaintext)) }
         }
-        let rates = Bench.compare(ours: ours, baseline: baseline, seconds: seconds, rounds: rounds)
+        let rates = options.compare(ours: ours, baseline: baseline)
         return BenchResult(name: name, value: rates.ours, unit: "setups/s", baseline: rates.baseline, ratio: rates.ratio)
     }
 }
