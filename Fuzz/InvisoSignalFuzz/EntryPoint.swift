@@ -22,7 +22,7 @@ enum EntryPoint {
             try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let seeds = SignalFuzzTarget.seeds()
             for (index, seed) in seeds.enumerated() {
-                FileManager.default.createFile(
+                _ = FileManager.default.createFile(
                     atPath: directory.appendingPathComponent(String(format: "seed-%03d", index)).path, contents: Data(seed))
             }
             print("wrote \(seeds.count) seed inputs to \(arguments[1])")

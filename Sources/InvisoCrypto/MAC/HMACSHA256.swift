@@ -1,4 +1,4 @@
-package import Crypto
+import Crypto
 
 /// HMAC-SHA256 (RFC 2104) computed directly on swift-crypto's `SHA256`.
 ///

@@ -13,8 +13,17 @@ public enum ConstantTime {
     }
 
     /// Returns whether two byte collections are equal, in time that depends only on their lengths.
+    /// Inlinable so callers get a specialised copy: contiguous collections (arrays, array
+    /// slices, `Data`) are compared in place without copying.
+    @inlinable
     public static func equals<A: Collection, B: Collection>(_ a: A, _ b: B) -> Bool
     where A.Element == UInt8, B.Element == UInt8 {
+        let direct = a.withContiguousStorageIfAvailable { left in
+            b.withContiguousStorageIfAvailable { right in
+                equals(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
+            }
+        }
+        if let direct, let result = direct { return result }
         let left = Array(a)
         let right = Array(b)
         return left.withUnsafeBytes { l in right.withUnsafeBytes { r in equals(l, r) } }

@@ -4,7 +4,7 @@
 /// constant time, and never prints its contents (`description` is redacted). Bytes are
 /// reachable only through ``withUnsafeBytes(_:)``.
 public struct SecretBytes: Sendable {
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
     /// Creates a container holding a copy of `bytes`.
     public init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
@@ -35,10 +35,14 @@ public struct SecretBytes: Sendable {
     }
 
     /// The number of bytes held.
+    @inlinable
     public var count: Int { storage.count }
 
     /// Calls `body` with a read-only view of the secret bytes. Do not let the pointer escape.
-    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    @inlinable
+    public func withUnsafeBytes<Result, Failure: Error>(
+        _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         try body(UnsafeRawBufferPointer(storage.mutableBuffer))
     }
 }
@@ -69,10 +73,11 @@ extension SecretBytes {
     /// Heap storage shared by copies of a `SecretBytes` value; immutable after initialisation
     /// (only the initialisers above write to it, before the value is published), which is
     /// what makes the `@unchecked Sendable` sound.
-    private final class Storage: @unchecked Sendable {
+    @usableFromInline
+    final class Storage: @unchecked Sendable {
         private let allocation: UnsafeMutableRawBufferPointer
-        let mutableBuffer: UnsafeMutableRawBufferPointer
-        var count: Int { mutableBuffer.count }
+        @usableFromInline let mutableBuffer: UnsafeMutableRawBufferPointer
+        @usableFromInline var count: Int { mutableBuffer.count }
 
         init(count: Int) {
             precondition(count >= 0, "negative byte count")

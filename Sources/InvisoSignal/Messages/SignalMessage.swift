@@ -33,10 +33,16 @@ public struct SignalMessage: Sendable, Hashable {
     public let counter: UInt32
     /// The length of the sender's previous sending chain.
     public let previousCounter: UInt32
-    /// The AES-256-CBC ciphertext of the message body.
-    public let ciphertext: [UInt8]
     /// The whole message as it goes on the wire, MAC included.
     public let serialized: [UInt8]
+    /// Where the ciphertext lies in ``serialized``.
+    private let ciphertextRange: Range<Int>
+
+    /// The AES-256-CBC ciphertext of the message body.
+    public var ciphertext: [UInt8] { Array(serialized[ciphertextRange]) }
+
+    /// The ciphertext as a view into ``serialized`` (no copy).
+    package var ciphertextBytes: ArraySlice<UInt8> { serialized[ciphertextRange] }
 
     /// Builds and authenticates a message.
     ///
@@ -60,26 +66,50 @@ public struct SignalMessage: Sendable, Hashable {
         senderIdentityKey: IdentityKey,
         receiverIdentityKey: IdentityKey
     ) throws(SignalError) {
-        guard (WireVersion.oldestSupported...Self.currentVersion).contains(messageVersion) else {
-            throw SignalError(.invalidArgument, "SignalMessage version must be 3 or 4")
+        try Self.checkVersion(messageVersion)
+        self = macKey.withUnsafeBytes { macKey in
+            ciphertext.withUnsafeBytes { ciphertext in
+                Self(
+                    checkedVersion: messageVersion, macKey: macKey, senderRatchetKey: senderRatchetKey,
+                    counter: counter, previousCounter: previousCounter, ciphertext: ciphertext,
+                    senderIdentityKey: senderIdentityKey, receiverIdentityKey: receiverIdentityKey)
+            }
         }
-        var writer = ProtobufWriter()
-        writer.writeBytes(1, senderRatchetKey.serialized)
+    }
+
+    /// Writes versionByte ‖ protobuf ‖ MAC into one buffer sized up front: the public
+    /// initializer after ``checkVersion(_:)``, with the MAC key as a view into the message
+    /// keys and the ciphertext as a view into the cipher's output (neither is copied).
+    package init(
+        checkedVersion messageVersion: UInt8, macKey: UnsafeRawBufferPointer, senderRatchetKey: ECPublicKey,
+        counter: UInt32, previousCounter: UInt32, ciphertext: UnsafeRawBufferPointer, senderIdentityKey: IdentityKey,
+        receiverIdentityKey: IdentityKey
+    ) {
+        // version 1, key 2 + 33, two varint fields ≤ 6 each, ciphertext tag/length ≤ 6, MAC 8.
+        var writer = ProtobufWriter(capacity: 1 + 35 + 12 + 6 + ciphertext.count + Self.macByteCount)
+        writer.appendRaw(WireVersion.byte(version: messageVersion, current: Self.currentVersion))
+        writer.writeKey(1, senderRatchetKey)
         writer.writeUInt32(2, counter)
         writer.writeUInt32(3, previousCounter)
         writer.writeBytes(4, ciphertext)
-        var serialized = [WireVersion.byte(version: messageVersion, current: Self.currentVersion)]
-        serialized.append(contentsOf: writer.bytes)
-        let mac = Self.mac(
-            macKey: macKey, sender: senderIdentityKey, receiver: receiverIdentityKey, body: serialized[...])
-        serialized.append(contentsOf: mac)
-
+        let ciphertextEnd = writer.count
+        var serialized = writer.finish()
+        Self.withMAC(macKey: macKey, sender: senderIdentityKey, receiver: receiverIdentityKey, body: serialized[...]) {
+            serialized.append(contentsOf: $0)
+        }
         self.messageVersion = messageVersion
         self.senderRatchetKey = senderRatchetKey
         self.counter = counter
         self.previousCounter = previousCounter
-        self.ciphertext = ciphertext
         self.serialized = serialized
+        self.ciphertextRange = (ciphertextEnd - ciphertext.count)..<ciphertextEnd
+    }
+
+    /// Throws ``SignalError/invalidArgument`` unless `messageVersion` is 3 or 4.
+    package static func checkVersion(_ messageVersion: UInt8) throws(SignalError) {
+        guard (WireVersion.oldestSupported...Self.currentVersion).contains(messageVersion) else {
+            throw SignalError(.invalidArgument, "SignalMessage version must be 3 or 4")
+        }
     }
 
     /// Parses a message received from the wire. The MAC is not checked here.
@@ -103,17 +133,17 @@ public struct SignalMessage: Sendable, Hashable {
         }
         let version = try WireVersion.parse(bytes[0], current: Self.currentVersion)
 
-        var ratchetKey: [UInt8]?
+        var ratchetKey: ArraySlice<UInt8>?
         var counter: UInt32?
         var previousCounter: UInt32?
-        var ciphertext: [UInt8]?
+        var ciphertext: ArraySlice<UInt8>?
         var reader = ProtobufReader(bytes[1..<(bytes.count - Self.macByteCount)])
         while let field = try reader.next() {
             switch field.field {
-            case 1: ratchetKey = try field.value.bytes()
+            case 1: ratchetKey = try field.value.slice()
             case 2: counter = try field.value.uint32()
             case 3: previousCounter = try field.value.uint32()
-            case 4: ciphertext = try field.value.bytes()
+            case 4: ciphertext = try field.value.slice()
             case 5, 6: _ = try field.value.slice()  // pq_ratchet, addresses: known, ignored
             default: continue  // unknown fields are skipped
             }
@@ -126,8 +156,9 @@ public struct SignalMessage: Sendable, Hashable {
         self.senderRatchetKey = try ECPublicKey(serialized: ratchetKey)
         self.counter = counter
         self.previousCounter = previousCounter ?? 0
-        self.ciphertext = ciphertext
         self.serialized = bytes
+        // The reader's slices keep the indices of `bytes`.
+        self.ciphertextRange = ciphertext.startIndex..<ciphertext.endIndex
     }
 
     /// Checks the message's MAC, comparing in constant time.
@@ -139,32 +170,43 @@ public struct SignalMessage: Sendable, Hashable {
     /// - Returns: `true` only when the 8-byte MAC matches.
     public func verifyMAC(senderIdentityKey: IdentityKey, receiverIdentityKey: IdentityKey, macKey: SecretBytes) -> Bool
     {
-        let split = serialized.count - Self.macByteCount
-        let expected = Self.mac(
-            macKey: macKey, sender: senderIdentityKey, receiver: receiverIdentityKey, body: serialized[..<split])
-        return ConstantTime.equals(expected, serialized[split...])
+        macKey.withUnsafeBytes {
+            verifyMAC(senderIdentityKey: senderIdentityKey, receiverIdentityKey: receiverIdentityKey, macKey: $0)
+        }
     }
 
-    /// The first 8 bytes of HMAC-SHA256(macKey, sender ‖ receiver ‖ body).
-    private static func mac(
-        macKey: SecretBytes, sender: IdentityKey, receiver: IdentityKey, body: ArraySlice<UInt8>
-    ) -> [UInt8] {
+    /// ``verifyMAC(senderIdentityKey:receiverIdentityKey:macKey:)-(_,_,SecretBytes)`` with
+    /// the MAC key as a view into the message keys.
+    package func verifyMAC(
+        senderIdentityKey: IdentityKey, receiverIdentityKey: IdentityKey, macKey: UnsafeRawBufferPointer
+    ) -> Bool {
+        let split = serialized.count - Self.macByteCount
+        return Self.withMAC(
+            macKey: macKey, sender: senderIdentityKey, receiver: receiverIdentityKey, body: serialized[..<split]
+        ) { expected in
+            serialized.withUnsafeBytes { ConstantTime.equals(expected, UnsafeRawBufferPointer(rebasing: $0[split...])) }
+        }
+    }
+
+    /// Calls `body` with the first 8 bytes of HMAC-SHA256(macKey, sender ‖ receiver ‖ body),
+    /// held in a stack buffer that is wiped afterwards.
+    private static func withMAC<Result>(
+        macKey: UnsafeRawBufferPointer, sender: IdentityKey, receiver: IdentityKey, body: ArraySlice<UInt8>,
+        _ use: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
         // HMACSHA256 is swift-crypto's SHA256 without the generic HMAC wrapper (same bytes,
         // a fraction of the runtime overhead; this runs for every message).
-        var hmac = macKey.withUnsafeBytes { HMACSHA256(key: $0) }
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * ECPublicKey.serializedByteCount) { identities in
-            let raw = UnsafeMutableRawBufferPointer(identities)
-            raw[0] = ECPublicKey.typeByte
-            raw[33] = ECPublicKey.typeByte
-            sender.publicKey.rawRepresentation.withUnsafeBytes {
-                UnsafeMutableRawBufferPointer(rebasing: raw[1..<33]).copyMemory(from: $0)
-            }
-            receiver.publicKey.rawRepresentation.withUnsafeBytes {
-                UnsafeMutableRawBufferPointer(rebasing: raw[34..<66]).copyMemory(from: $0)
-            }
+        var hmac = HMACSHA256(key: macKey)
+        return withUnsafeTemporaryAllocation(byteCount: 2 * ECPublicKey.serializedByteCount, alignment: 16) { raw in
+            sender.publicKey.serialize(into: raw)
+            receiver.publicKey.serialize(into: UnsafeMutableRawBufferPointer(rebasing: raw[33...]))
             hmac.update(UnsafeRawBufferPointer(raw))
+            body.withUnsafeBytes { hmac.update($0) }
+            // The 66-byte identities buffer is reused for the 32-byte tag.
+            let tag = UnsafeMutableRawBufferPointer(rebasing: raw[0..<HMACSHA256.byteCount])
+            hmac.finalize(into: tag)
+            defer { SecureWipe.wipe(tag) }
+            return use(UnsafeRawBufferPointer(rebasing: tag[0..<macByteCount]))
         }
-        body.withUnsafeBytes { hmac.update($0) }
-        return Array(hmac.finalize().prefix(macByteCount))
     }
 }

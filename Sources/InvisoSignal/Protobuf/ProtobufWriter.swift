@@ -9,6 +9,29 @@ package struct ProtobufWriter: Sendable {
 
     package init() {}
 
+    /// A writer whose buffer has room for `capacity` bytes (no regrowth for known sizes).
+    package init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Appends bytes that are not a field (a version byte before the protobuf, a MAC after).
+    package mutating func appendRaw(_ raw: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: raw)
+    }
+
+    /// Appends one byte that is not a field.
+    package mutating func appendRaw(_ byte: UInt8) {
+        bytes.append(byte)
+    }
+
+    /// The number of bytes written so far.
+    package var count: Int { bytes.count }
+
+    /// The bytes written, handing over the buffer without a copy.
+    package consuming func finish() -> [UInt8] {
+        bytes
+    }
+
     private mutating func varint(_ value: UInt64) {
         var value = value
         while value >= 0x80 {
@@ -43,6 +66,15 @@ package struct ProtobufWriter: Sendable {
         tag(field, wireType: 2)
         varint(UInt64(value.count))
         bytes.append(contentsOf: value)
+    }
+
+    /// Writes a `bytes` field holding a key's 33-byte serialized form, without building
+    /// the array first.
+    package mutating func writeKey(_ field: UInt32, _ key: ECPublicKey) {
+        tag(field, wireType: 2)
+        varint(UInt64(ECPublicKey.serializedByteCount))
+        bytes.append(ECPublicKey.typeByte)
+        key.withUnsafeRawBytes { bytes.append(contentsOf: $0) }
     }
 
     /// Writes an embedded message built by `body`.

@@ -95,26 +95,68 @@ package struct ChainKey: Sendable {
 
     /// The message keys for this index.
     package var messageKeys: MessageKeys {
-        MessageKeys(seed: messageKeySeed, counter: index)
+        step().keys
+    }
+
+    /// This index's message keys and the next chain key in one go: both HMACs start from
+    /// one HMAC key schedule, and the seed never leaves a wiped stack buffer.
+    package func step() -> (keys: MessageKeys, next: ChainKey) {
+        key.withUnsafeBytes { key in
+            let schedule = HMACSHA256(key: key)
+            let nextKey = SecretBytes(count: HMACSHA256.byteCount) { output in
+                var mac = schedule
+                withUnsafeBytes(of: UInt8(0x02)) { mac.update($0) }
+                mac.finalize(into: output)
+            }
+            let keys = withUnsafeTemporaryAllocation(byteCount: HMACSHA256.byteCount, alignment: 16) { seed in
+                defer { SecureWipe.wipe(seed) }
+                var mac = schedule
+                withUnsafeBytes(of: UInt8(0x01)) { mac.update($0) }
+                mac.finalize(into: seed)
+                return MessageKeys(seed: UnsafeRawBufferPointer(seed), counter: index)
+            }
+            return (keys, ChainKey(key: nextKey, index: index &+ 1))
+        }
     }
 }
 
 /// The keys of one message: AES-256-CBC key, HMAC-SHA256 key, IV — held as the 80 bytes
-/// the HKDF produced (one allocation), with the MAC key split out because the message
-/// codec takes it on its own.
+/// the HKDF produced (one allocation).
 package struct MessageKeys: Sendable {
     /// Cipher key 32 ‖ MAC key 32 ‖ IV 16.
     package let material: SecretBytes
-    package let macKey: SecretBytes
     package let counter: UInt32
 
     /// HKDF(salt: none, IKM: seed, "WhisperMessageKeys", 80) → cipher key 32 ‖ MAC key 32 ‖ IV 16.
-    package init(seed: SecretBytes, counter: UInt32) {
-        self.material = hkdfSHA256(ikm: seed, info: RatchetConstants.messageKeysInfo, count: 80)
-        self.macKey = material.slice(32..<64)
+    package init(seed: UnsafeRawBufferPointer, counter: UInt32) {
+        self.material = SecretBytes(count: 80) { output in
+            RatchetConstants.messageKeysInfo.withUnsafeBytes { info in
+                HKDFSHA256.derive(
+                    inputKeyMaterial: seed, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info, into: output)
+            }
+        }
         self.counter = counter
     }
 
+    /// ``init(seed:counter:)-(UnsafeRawBufferPointer,_)`` from a stored seed.
+    package init(seed: SecretBytes, counter: UInt32) {
+        self = seed.withUnsafeBytes { MessageKeys(seed: $0, counter: counter) }
+    }
+
+    /// Calls `body` with the AES key, the MAC key and the IV (views into the material).
+    package func withKeys<Result, Failure: Error>(
+        _ body: (_ cipherKey: UnsafeRawBufferPointer, _ macKey: UnsafeRawBufferPointer, _ iv: UnsafeRawBufferPointer)
+            throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try material.withUnsafeBytes { raw throws(Failure) in
+            try body(
+                UnsafeRawBufferPointer(rebasing: raw[0..<32]), UnsafeRawBufferPointer(rebasing: raw[32..<64]),
+                UnsafeRawBufferPointer(rebasing: raw[64..<80]))
+        }
+    }
+
+    /// The HMAC-SHA256 key (a copy, for tests and diagnostics).
+    package var macKey: SecretBytes { material.slice(32..<64) }
     /// The AES-256-CBC key (a copy, for tests and diagnostics).
     package var cipherKey: SecretBytes { material.slice(0..<32) }
     /// The CBC IV (a copy, for tests and diagnostics).

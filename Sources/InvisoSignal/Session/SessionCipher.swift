@@ -19,14 +19,14 @@ public enum SessionCipher {
     public static func encrypt(
         _ plaintext: [UInt8], for address: ProtocolAddress, store: inout some SignalProtocolStore
     ) throws -> CiphertextMessage {
-        guard var record = try store.loadSession(for: address), var state = record.current else {
+        guard var record = try store.loadSession(for: address), let remoteIdentity = record.current?.remoteIdentity else {
             throw SignalError(.sessionNotFound, "\(address)")
         }
-        guard try store.isTrustedIdentity(state.remoteIdentity, for: address, direction: .sending) else {
+        guard try store.isTrustedIdentity(remoteIdentity, for: address, direction: .sending) else {
             throw SignalError(.untrustedIdentity, "\(address)")
         }
-        let message = try state.encrypt(plaintext)
-        record.current = state
+        // In place: `record` is our copy, and the store sees it only if this succeeds.
+        let message = try record.current!.encrypt(plaintext)
         // The identity was recorded when the session was built; it cannot change within it.
         try store.storeSession(record, for: address)
         return message

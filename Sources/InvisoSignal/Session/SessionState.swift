@@ -53,8 +53,8 @@ package struct SessionState: Sendable {
     }
 
     /// Adds a receiving chain, dropping the oldest beyond libsignal's limit of five.
-    package mutating func addReceiverChain(ratchetKey: ECPublicKey, chainKey: ChainKey) {
-        receiverChains.append(ReceiverChain(ratchetKey: ratchetKey, chainKey: chainKey, messageKeys: []))
+    package mutating func addReceiverChain(_ chain: ReceiverChain) {
+        receiverChains.append(chain)
         if receiverChains.count > RatchetConstants.maxReceiverChains {
             receiverChains.removeFirst(receiverChains.count - RatchetConstants.maxReceiverChains)
         }
