@@ -57,4 +57,33 @@ struct HMACSHA256Tests {
             #expect(okm == expected.withUnsafeBytes { Array($0) }, "HKDF length \(length)")
         }
     }
+
+    /// One precomputed extract key schedule reused for many derivations (as the ratchet
+    /// does for its empty salt) gives the same bytes as a fresh one each time.
+    @Test("A reused extract key schedule derives what a fresh one does")
+    func reusedExtractor() {
+        var random = SeededGenerator(seed: 5869)
+        for salt in [[], random.bytes(32), random.bytes(90)] {
+            let extractor = salt.withUnsafeBytes { HMACSHA256(key: $0) }
+            for round in 0..<50 {
+                let ikm = random.bytes(Int(random.next() % 64))
+                let info = random.bytes(round % 20)
+                var fresh = [UInt8](repeating: 0, count: 80)
+                var reused = [UInt8](repeating: 0, count: 80)
+                ikm.withUnsafeBytes { ikm in
+                    info.withUnsafeBytes { info in
+                        salt.withUnsafeBytes { salt in
+                            fresh.withUnsafeMutableBytes {
+                                HKDFSHA256.derive(inputKeyMaterial: ikm, salt: salt, info: info, into: $0)
+                            }
+                        }
+                        reused.withUnsafeMutableBytes {
+                            HKDFSHA256.derive(extractor: extractor, inputKeyMaterial: ikm, info: info, into: $0)
+                        }
+                    }
+                }
+                #expect(fresh == reused, "salt \(salt.count) round \(round)")
+            }
+        }
+    }
 }

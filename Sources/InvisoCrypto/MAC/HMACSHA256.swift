@@ -4,7 +4,7 @@ import Crypto
 ///
 /// swift-crypto's `HMAC<SHA256>` and `HKDF<SHA256>` are generic and, called from another
 /// module, spend most of their time in the Swift runtime looking up generic metadata
-/// (see docs/performance.md). Protocols that derive keys for every message (the Double
+/// (docs/signal.md, "Performance"). Protocols that derive keys for every message (the Double
 /// Ratchet) use this concrete version; results are identical (tests compare both).
 package struct HMACSHA256: Sendable {
     /// The output length in bytes.
@@ -79,13 +79,22 @@ package enum HKDFSHA256 {
         inputKeyMaterial: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer, info: UnsafeRawBufferPointer,
         into output: UnsafeMutableRawBufferPointer
     ) {
+        derive(extractor: HMACSHA256(key: salt), inputKeyMaterial: inputKeyMaterial, info: info, into: output)
+    }
+
+    /// Extract-then-expand with the extract step's key schedule (`HMACSHA256(key: salt)`)
+    /// supplied: callers that always use the same salt compute it once.
+    package static func derive(
+        extractor: HMACSHA256, inputKeyMaterial: UnsafeRawBufferPointer, info: UnsafeRawBufferPointer,
+        into output: UnsafeMutableRawBufferPointer
+    ) {
         precondition(output.count <= 255 * HMACSHA256.byteCount)
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * HMACSHA256.byteCount) { scratch in
             let scratch = UnsafeMutableRawBufferPointer(scratch)
             let prk = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<32])
             let block = UnsafeMutableRawBufferPointer(rebasing: scratch[32..<64])
             defer { SecureWipe.wipe(scratch) }
-            var extract = HMACSHA256(key: salt)
+            var extract = extractor
             extract.update(inputKeyMaterial)
             extract.finalize(into: prk)
             let expandKey = HMACSHA256(key: UnsafeRawBufferPointer(prk))

@@ -6,6 +6,9 @@ package enum RatchetConstants {
     static let rootInfo = Array("WhisperRatchet".utf8)
     /// HKDF info of the per-message keys.
     static let messageKeysInfo = Array("WhisperMessageKeys".utf8)
+    /// The HKDF extract key schedule of the per-message keys: the salt is always empty
+    /// (32 zero bytes), so its HMAC key schedule is computed once.
+    static let messageKeysExtractor = HMACSHA256(key: UnsafeRawBufferPointer(start: nil, count: 0))
     /// HKDF info of the X3DH (version 3) session secret.
     static let x3dhInfo = Array("WhisperText".utf8)
     /// HKDF info of the PQXDH (version 4) session secret.
@@ -132,7 +135,7 @@ package struct MessageKeys: Sendable {
         self.material = SecretBytes(count: 80) { output in
             RatchetConstants.messageKeysInfo.withUnsafeBytes { info in
                 HKDFSHA256.derive(
-                    inputKeyMaterial: seed, salt: UnsafeRawBufferPointer(start: nil, count: 0), info: info, into: output)
+                    extractor: RatchetConstants.messageKeysExtractor, inputKeyMaterial: seed, info: info, into: output)
             }
         }
         self.counter = counter
