@@ -16,11 +16,22 @@ let package = Package(
         .library(name: "InvisoCrypto", targets: ["InvisoCrypto"]),
         .library(name: "InvisoNoise", targets: ["InvisoNoise"]),
         .library(name: "InvisoSignal", targets: ["InvisoSignal"]),
+        .library(name: "InvisoWire", targets: ["InvisoWire"]),
+        .library(name: "InvisoServer", targets: ["InvisoServer"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         .target(
@@ -43,6 +54,27 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(
+            name: "InvisoWire",
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "InvisoServer",
+            dependencies: [
+                "InvisoWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
             name: "InvisoTesting",
             dependencies: ["InvisoCrypto", "InvisoNoise"],
             swiftSettings: upcoming
@@ -53,8 +85,11 @@ let package = Package(
                 "InvisoCrypto",
                 "InvisoNoise",
                 "InvisoSignal",
+                "InvisoServer",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: upcoming
         ),
@@ -86,6 +121,24 @@ let package = Package(
             dependencies: [
                 "InvisoSignal", "InvisoCrypto", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoWireTests",
+            dependencies: ["InvisoWire"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoServerTests",
+            dependencies: [
+                "InvisoServer", "InvisoWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: upcoming
         ),

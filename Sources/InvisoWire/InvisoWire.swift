@@ -1,0 +1,1 @@
+// Wire types: see the files under REST/ and Signaling/.
