@@ -213,21 +213,26 @@ struct SessionTests {
         let registrationStart = try #require(
             bytes.indices.first { Array(bytes[$0..<min($0 + 3, bytes.count)]) == registrationField })
         let unauthenticated = Set([0] + Array(registrationStart + 1..<registrationStart + 3))
-        // Every 7th byte keeps the test fast with the 1,569-byte Kyber ciphertext inside.
-        for index in stride(from: 0, to: bytes.count, by: kyber ? 7 : 1) where !unauthenticated.contains(index) {
+        // Bits 0 and 7 of every byte; with the 1,569-byte Kyber ciphertext inside, every byte
+        // of the first 120 (ids, base and identity keys, the start of the inner message) and
+        // every 7th byte after that keeps the test fast.
+        let positions = (0..<bytes.count).filter { !kyber || $0 < 120 || $0 % 7 == 0 }
+        for index in positions where !unauthenticated.contains(index) {
+          for bit: UInt8 in [0x01, 0x80] {
             var tampered = bytes
-            tampered[index] ^= 0x01
+            tampered[index] ^= bit
             var bob = chat.bob
             do {
                 _ = try SessionCipher.decrypt(
                     type: .preKey, body: tampered, from: chat.alice.address, store: &bob.store,
                     using: &chat.generator)
-                Issue.record("tampered pre-key message byte \(index) accepted")
+                Issue.record("tampered pre-key message byte \(index) bit \(bit) accepted")
             } catch {}
             #expect(bob.store.sessions.isEmpty)
             #expect(bob.store.preKeys.count == preKeys)
             #expect(bob.store.kyberPreKeys.count == kyberKeys)
             #expect(bob.store.identities.isEmpty)
+          }
         }
         #expect(try chat.bob.decrypt(message, from: chat.alice.address, using: &chat.generator) == "first")
     }

@@ -31,10 +31,12 @@ public struct ECPublicKey: Sendable {
 
     /// Creates a key from its raw 32-byte u-coordinate.
     ///
-    /// - Throws: ``SignalError/invalidKey`` for any other length.
+    /// - Throws: ``SignalError/invalidKey`` for any other length or a non-canonical
+    ///   encoding (see ``init(serialized:)``).
     public init(rawRepresentation: some Collection<UInt8>) throws(SignalError) {
         guard rawRepresentation.count == 32 else { throw SignalError(.invalidKey, "Curve25519 key must be 32 bytes") }
         Swift.withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: rawRepresentation) }
+        try checkCanonical()
     }
 
     /// Parses the 33-byte serialized form.
@@ -47,6 +49,23 @@ public struct ECPublicKey: Sendable {
         }
         guard serialized.first == Self.typeByte else { throw SignalError(.invalidKeyType) }
         Swift.withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: serialized.dropFirst()) }
+        try checkCanonical()
+    }
+
+    /// Rejects encodings of u that are not the canonical one: bit 255 set, or u ≥ p =
+    /// 2²⁵⁵ − 19. X25519 ignores bit 255 and reduces u mod p, so each such encoding names
+    /// the same point as a canonical one, and a message whose base key differs only there
+    /// would still decrypt while looking like a different session (a replayed pre-key
+    /// message would then set up a second session). Keys made by scalar multiplication
+    /// are always canonical; libsignal does not check this (docs/signal.md).
+    private func checkCanonical() throws(SignalError) {
+        let canonical = withUnsafeRawBytes { raw in
+            if raw[31] & 0x80 != 0 { return false }
+            // u ≥ p exactly when the top byte is 0x7f, bytes 1…30 are 0xff and byte 0 ≥ 0xed.
+            guard raw[31] == 0x7f, raw[0] >= 0xed else { return true }
+            return !(1...30).allSatisfy { raw[$0] == 0xff }
+        }
+        guard canonical else { throw SignalError(.invalidKey, "non-canonical Curve25519 key") }
     }
 
     /// The 33-byte serialized form (`0x05 ‖ u`).
