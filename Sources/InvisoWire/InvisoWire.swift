@@ -1,1 +1,0 @@
-// Wire types: see the files under REST/ and Signaling/.

@@ -1,0 +1,35 @@
+/// The client messages the server forwards to the other member of the room, with `from`
+/// and `roomId` added and every other field untouched.
+public enum RelayKind: String, Sendable, CaseIterable {
+    /// `webrtc_offer {sdp}`.
+    case webrtcOffer = "webrtc_offer"
+    /// `webrtc_answer {sdp}`.
+    case webrtcAnswer = "webrtc_answer"
+    /// `ice_candidate {candidate: {candidate, sdpMLineIndex, sdpMid}}`.
+    case iceCandidate = "ice_candidate"
+    /// `key_exchange {publicKey, sessionId, timestamp?}` (E2EE v1 key exchange).
+    case keyExchange = "key_exchange"
+    /// `key_exchange_complete {sessionId}`.
+    case keyExchangeComplete = "key_exchange_complete"
+    /// `transport_candidates {candidates: […]}` (Inviso clients: direct-path addresses).
+    case transportCandidates = "transport_candidates"
+
+    /// Checks the fields this kind must carry (extra fields are allowed and kept).
+    func validate(_ object: JSONObject) throws(SignalingError) {
+        switch self {
+        case .webrtcOffer, .webrtcAnswer:
+            guard object["sdp"]?.stringValue != nil else { throw SignalingError.missingField("sdp") }
+        case .iceCandidate:
+            guard let candidate = object["candidate"]?.objectValue, candidate["candidate"]?.stringValue != nil else {
+                throw SignalingError.missingField("candidate")
+            }
+        case .keyExchange:
+            guard object["publicKey"]?.stringValue != nil else { throw SignalingError.missingField("publicKey") }
+            guard object["sessionId"]?.stringValue != nil else { throw SignalingError.missingField("sessionId") }
+        case .keyExchangeComplete:
+            guard object["sessionId"]?.stringValue != nil else { throw SignalingError.missingField("sessionId") }
+        case .transportCandidates:
+            guard object["candidates"]?.arrayValue != nil else { throw SignalingError.missingField("candidates") }
+        }
+    }
+}
