@@ -189,6 +189,8 @@ enum SignalFuzzTarget {
         seeds.append([5, 0, 40, 0x80])
         seeds.append([6, 0, 0, 1])
         seeds.append([6, 0, 60, 2, 1])
+        // Regression (found by the fuzzer): bit 7 of the base key's last byte (offset 37).
+        seeds.append([6, 0x00, 37, 0x80])
         seeds.append([7, 0x33, 0x0a, 0x10] + [UInt8](repeating: 1, count: 16))
         return seeds
     }
