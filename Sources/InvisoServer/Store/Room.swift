@@ -49,10 +49,13 @@ public struct Room: Sendable, Equatable {
     public var client1: String
     /// The joiner's device ID.
     public var client2: String
-    /// Push tokens and platforms, as the devices gave them.
+    /// The creator's push token, if it gave one.
     public var client1Token: String?
+    /// The joiner's push token, if it gave one.
     public var client2Token: String?
+    /// The creator's platform (`ios`, `android`, …), if it said.
     public var client1Platform: String?
+    /// The joiner's platform, if it said.
     public var client2Platform: String?
     /// When the code was accepted.
     public var createdAt: Date
