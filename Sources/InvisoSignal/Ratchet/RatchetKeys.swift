@@ -101,9 +101,21 @@ package struct ChainKey: Sendable {
         step().keys
     }
 
-    /// This index's message keys and the next chain key in one go: both HMACs start from
-    /// one HMAC key schedule, and the seed never leaves a wiped stack buffer.
+    /// This index's message keys and the next chain key in one go.
     package func step() -> (keys: MessageKeys, next: ChainKey) {
+        withSeed { MessageKeys(seed: $0, counter: index) }
+    }
+
+    /// This index's message-key seed (to store for a skipped message) and the next chain
+    /// key in one go.
+    package func advance() -> (seed: SecretBytes, next: ChainKey) {
+        withSeed { SecretBytes($0) }
+    }
+
+    /// Both HMACs of the chain step from one HMAC key schedule: `body` gets the seed
+    /// (HMAC 0x01) in a stack buffer that is wiped afterwards, and the result comes back
+    /// with the next chain key (HMAC 0x02).
+    private func withSeed<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> (Result, ChainKey) {
         key.withUnsafeBytes { key in
             let schedule = HMACSHA256(key: key)
             let nextKey = SecretBytes(count: HMACSHA256.byteCount) { output in
@@ -111,14 +123,14 @@ package struct ChainKey: Sendable {
                 withUnsafeBytes(of: UInt8(0x02)) { mac.update($0) }
                 mac.finalize(into: output)
             }
-            let keys = withUnsafeTemporaryAllocation(byteCount: HMACSHA256.byteCount, alignment: 16) { seed in
+            let result = withUnsafeTemporaryAllocation(byteCount: HMACSHA256.byteCount, alignment: 16) { seed in
                 defer { SecureWipe.wipe(seed) }
                 var mac = schedule
                 withUnsafeBytes(of: UInt8(0x01)) { mac.update($0) }
                 mac.finalize(into: seed)
-                return MessageKeys(seed: UnsafeRawBufferPointer(seed), counter: index)
+                return body(UnsafeRawBufferPointer(seed))
             }
-            return (keys, ChainKey(key: nextKey, index: index &+ 1))
+            return (result, ChainKey(key: nextKey, index: index &+ 1))
         }
     }
 }

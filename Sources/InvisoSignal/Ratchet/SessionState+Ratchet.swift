@@ -133,9 +133,12 @@ extension SessionState {
         let firstStored = counter > limit ? counter - limit : 0
         while current.index < counter {
             if current.index >= firstStored {
-                skipped.append(StoredMessageKey(index: current.index, seed: current.messageKeySeed))
+                let (seed, next) = current.advance()
+                skipped.append(StoredMessageKey(index: current.index, seed: seed))
+                current = next
+            } else {
+                current = current.next
             }
-            current = current.next
         }
         let (keys, next) = current.step()
         return (keys, .advance(skipped: skipped, next: next))
