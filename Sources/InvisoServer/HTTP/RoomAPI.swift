@@ -1,0 +1,234 @@
+import Foundation
+public import InvisoWire
+import Prometheus
+import Logging
+
+/// What a REST handler answers: a status and an optional JSON body.
+public struct RESTReply: Sendable, Equatable {
+    /// The HTTP status.
+    public var status: Int
+    /// The JSON body (`nil` for an empty body, e.g. `204`).
+    public var body: JSONObject?
+
+    /// Creates a reply.
+    public init(status: Int, body: JSONObject?) {
+        self.status = status
+        self.body = body
+    }
+
+    init(_ error: RESTError) {
+        self.init(status: error.status, body: error.body)
+    }
+}
+
+/// The REST API's logic, independent of the HTTP framework: each method takes a request
+/// body's bytes (and the client's address where limits apply) and returns the reply.
+///
+/// Rules beyond the Node server (see docs/server.md): codes are never overwritten
+/// (`409 code_taken`), a second accept is `409 already_accepted`, failed accepts are
+/// limited per client address, a code is burnt after too many failed guesses against it,
+/// only a member may delete a room, and device IDs never appear in replies or logs.
+struct RoomAPI: Sendable {
+    let store: any RoomStore
+    let hub: SignalingHub
+    let environment: ServerEnvironment
+    let limits: ServerLimits
+    let acceptLimiter: AttemptLimiter
+    let metrics: ServerMetrics
+    let logger: Logger
+
+    /// How many random codes to try before giving up on allocating one.
+    static let allocationAttempts = 32
+
+    // MARK: - Rooms
+
+    /// `POST /api/rooms`.
+    func createRoom(_ body: some Collection<UInt8>) async -> RESTReply {
+        await reply {
+            let request = try CreateRoomRequest(json: try Self.object(body))
+            let now = environment.now()
+            let expires = now.addingTimeInterval(TimeInterval(request.expiresInSeconds))
+            var code = request.joinid ?? environment.randomJoinCode()
+            var attempt = 1
+            while true {
+                let pending = PendingRoom(
+                    joinID: code, client1: request.client1, client1Token: request.client1_token,
+                    client1Platform: request.platform, createdAt: now, expiresAt: expires)
+                do {
+                    try await store.insertPending(pending, now: now)
+                    break
+                } catch let error as RoomStoreError where error.code == .codeTaken {
+                    guard request.joinid == nil, attempt < Self.allocationAttempts else {
+                        throw request.joinid == nil ? RESTError(status: 503, code: "no_free_code") : RESTError.codeTaken
+                    }
+                    attempt += 1
+                    code = environment.randomJoinCode()
+                }
+            }
+            metrics.codesCreated.increment()
+            logger.info("code created", metadata: ["expiresIn": "\(request.expiresInSeconds)"])
+            return RESTReply(status: 201, body: CreateRoomResponse(exp: Self.isoTimestamp(expires), joinid: code).json)
+        }
+    }
+
+    /// `POST /api/rooms/accept`.
+    func acceptRoom(_ body: some Collection<UInt8>, clientAddress: String) async -> RESTReply {
+        await reply {
+            let now = environment.now()
+            guard !acceptLimiter.isBlocked(clientAddress, now: now) else {
+                metrics.rateLimited(.accept)
+                throw RESTError.tooManyAttempts
+            }
+            let request = try AcceptRoomRequest(json: try Self.object(body))
+            let roomID = environment.randomHex(24)
+            let outcome = try await store.accept(
+                joinID: request.joinid, client2: request.client2, client2Token: request.client2_token,
+                client2Platform: request.platform, roomID: roomID, now: now)
+            switch outcome {
+            case .accepted(let room):
+                metrics.roomsCreated.increment()
+                logger.info("code accepted", metadata: ["room": "\(Redact.room(room.roomID))"])
+                await hub.codeAccepted(joinID: request.joinid, roomID: room.roomID)
+                return RESTReply(status: 200, body: RoomIDResponse(roomid: room.roomID).json)
+            case .notFoundOrExpired:
+                acceptLimiter.recordFailure(clientAddress, now: now)
+                throw RESTError.notFoundOrExpired
+            case .alreadyAccepted:
+                acceptLimiter.recordFailure(clientAddress, now: now)
+                try await burnIfGuessed(request.joinid, now: now)
+                throw RESTError.alreadyAccepted
+            }
+        }
+    }
+
+    /// `POST /api/rooms/check`.
+    func checkRoom(_ body: some Collection<UInt8>, clientAddress: String) async -> RESTReply {
+        await reply {
+            let now = environment.now()
+            guard !acceptLimiter.isBlocked(clientAddress, now: now) else {
+                metrics.rateLimited(.accept)
+                throw RESTError.tooManyAttempts
+            }
+            let request = try CheckRoomRequest(json: try Self.object(body))
+            switch try await store.check(joinID: request.joinid, client1: request.client1, now: now) {
+            case .accepted(let roomID):
+                return RESTReply(status: 200, body: RoomIDResponse(roomid: roomID).json)
+            case .pending:
+                return RESTReply(status: 204, body: nil)
+            case .notFound:
+                // A live code asked about with the wrong creator is a guess against it.
+                if try await store.pending(joinID: request.joinid, now: now) != nil {
+                    acceptLimiter.recordFailure(clientAddress, now: now)
+                    try await burnIfGuessed(request.joinid, now: now)
+                }
+                throw RESTError.notFoundOrExpired
+            }
+        }
+    }
+
+    /// `GET /api/rooms?roomid=`.
+    func getRoom(roomID: String?) async -> RESTReply {
+        await reply {
+            guard let roomID, !roomID.isEmpty else { throw RESTError.missing("roomid") }
+            guard roomID.utf8.count <= ClientMessage.maxIdentifierLength, let room = try await store.room(id: roomID) else {
+                throw RESTError.notFound
+            }
+            return RESTReply(status: 200, body: RoomIDResponse(roomid: room.roomID).json)
+        }
+    }
+
+    /// `DELETE /api/rooms`.
+    func deleteRoom(_ body: some Collection<UInt8>) async -> RESTReply {
+        await reply {
+            let request = try DeleteRoomRequest(json: try Self.object(body))
+            switch try await store.deleteRoom(id: request.roomid, deviceID: request.deviceId) {
+            case .deleted:
+                logger.info("room deleted", metadata: ["room": "\(Redact.room(request.roomid))"])
+                await hub.roomDeleted(request.roomid)
+                return RESTReply(status: 200, body: JSONObject([("ok", .bool(true))]))
+            case .notFound:
+                return RESTReply(status: 200, body: JSONObject([("ok", .bool(true))]))
+            case .notMember:
+                throw RESTError.notMember
+            }
+        }
+    }
+
+    /// `POST /api/user/purge`.
+    func purge(_ body: some Collection<UInt8>) async -> RESTReply {
+        await reply {
+            let request = try PurgeRequest(json: try Self.object(body))
+            let ids = Array(Set(request.deviceIds)).sorted()
+            let counts = try await store.purge(deviceIDs: ids)
+            logger.info(
+                "purged", metadata: ["devices": "\(ids.count)", "rooms": "\(counts.roomsDeleted)", "pendings": "\(counts.pendingsDeleted)"])
+            await hub.devicesPurged(ids)
+            let response = PurgeResponse(
+                deviceIdCount: ids.count, roomsDeleted: counts.roomsDeleted, pendingsDeleted: counts.pendingsDeleted)
+            return RESTReply(status: 200, body: response.json)
+        }
+    }
+
+    /// `POST /api/badge/reset`: the app calls it when it opens; this server keeps no badge
+    /// counts (it sends no push notifications), so it only validates the body.
+    func resetBadge(_ body: some Collection<UInt8>) async -> RESTReply {
+        await reply {
+            _ = try DeviceRequest(json: try Self.object(body))
+            return RESTReply(status: 200, body: JSONObject([("ok", .bool(true))]))
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Counts a failed guess against `joinID` and logs when that burnt the code.
+    private func burnIfGuessed(_ joinID: String, now: Date) async throws {
+        if try await store.recordFailedGuess(joinID: joinID, limit: limits.guessesPerCode, now: now) {
+            logger.notice("code burnt after repeated failed guesses")
+        }
+    }
+
+    /// Runs a handler, mapping its errors to replies: ``RESTError`` as itself, store
+    /// failures as `503 unavailable` (logged without request data).
+    private func reply(_ body: () async throws -> RESTReply) async -> RESTReply {
+        do {
+            return try await body()
+        } catch let error as RESTError {
+            return RESTReply(error)
+        } catch {
+            logger.error("request failed", metadata: ["error": "\(error)"])
+            return RESTReply(.unavailable)
+        }
+    }
+
+    /// The body as a JSON object (`400 invalid_json` otherwise).
+    static func object(_ body: some Collection<UInt8>) throws(RESTError) -> JSONObject {
+        guard case .object(let object) = try? JSONValue.parse(body) else { throw .invalidJSON }
+        return object
+    }
+
+    /// ISO 8601 UTC with milliseconds, like JavaScript's `toISOString()`.
+    static func isoTimestamp(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        var days = seconds.quotient.quotientAndRemainder(dividingBy: 86_400)
+        if days.remainder < 0 { days = (days.quotient - 1, days.remainder + 86_400) }
+        let millis = seconds.remainder < 0 ? seconds.remainder + 1000 : seconds.remainder
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days.quotient + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
+        let secondOfDay = days.remainder
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):"
+            + "\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis, 3))Z"
+    }
+}

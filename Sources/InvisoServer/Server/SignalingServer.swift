@@ -1,0 +1,256 @@
+import Foundation
+public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import HummingbirdWebSocket
+import InvisoWire
+public import Logging
+import NIOCore
+import NIOSSL
+public import ServiceLifecycle
+public import UnixSignals
+import Prometheus
+
+/// The rendezvous and signaling server: the REST API, the WebSocket hub on `/`, health
+/// and metrics, on one port.
+///
+/// ```swift
+/// let store = try SQLiteRoomStore(path: "inviso-data/rooms.sqlite")
+/// let server = try SignalingServer(configuration: .init(port: 8080), store: store, logger: logger)
+/// try await server.run()   // until SIGTERM/SIGINT
+/// ```
+public struct SignalingServer: Sendable {
+    /// Where it listens and its limits.
+    public let configuration: ServerConfiguration
+    /// The WebSocket hub.
+    public let hub: SignalingHub
+    /// Its metrics (`GET /metrics`).
+    public let metrics: ServerMetrics
+    let api: RoomAPI
+    let store: any RoomStore
+    let environment: ServerEnvironment
+    let logger: Logger
+    let startedAt: Date
+
+    /// Creates a server.
+    ///
+    /// - Parameters:
+    ///   - store: Where rooms live; ``run(services:onListening:)`` migrates it first.
+    ///   - bus: The link to other instances sharing the store, if any.
+    ///   - environment: Clock and randomness.
+    public init(
+        configuration: ServerConfiguration, store: any RoomStore, bus: (any SignalingBus)? = nil,
+        environment: ServerEnvironment = .live, metrics: ServerMetrics = ServerMetrics(), logger: Logger
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.environment = environment
+        self.metrics = metrics
+        self.logger = logger
+        startedAt = environment.now()
+        hub = SignalingHub(
+            store: store, bus: bus, limits: configuration.limits.signaling,
+            maxMessageSize: configuration.limits.webSocketMessageBytes, environment: environment, metrics: metrics,
+            logger: logger)
+        api = RoomAPI(
+            store: store, hub: hub, environment: environment, limits: configuration.limits,
+            acceptLimiter: AttemptLimiter(limit: configuration.limits.failedAttemptsPerMinute, window: 60),
+            metrics: metrics, logger: logger)
+    }
+
+    /// Migrates the store, then serves until graceful shutdown (SIGTERM or SIGINT, or the
+    /// surrounding service group's): the hub closes every socket with 1001 first, then
+    /// the HTTP server finishes in-flight requests, then `services` stop.
+    ///
+    /// - Parameters:
+    ///   - services: Services the server needs running first and stopped last (a
+    ///     ``PostgresRoomStore``, a ``PostgresSignalingBus``).
+    ///   - signals: The signals that start a graceful shutdown (none in tests).
+    ///   - onListening: Called with the bound port once the server accepts connections.
+    public func run(
+        services: [any Service] = [], signals: [UnixSignal] = [.sigterm, .sigint],
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) async throws {
+        let application = try makeApplication(onListening: onListening)
+        let sweeper = Sweeper(server: self)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services + [sweeper, application, hub], gracefulShutdownSignals: signals, logger: logger))
+        try await group.run()
+    }
+
+    /// The Hummingbird application (HTTP/1.1 with WebSocket upgrade, TLS when configured).
+    /// It does not run the hub's service; ``run(services:signals:onListening:)`` does.
+    public func makeApplication(
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> some ApplicationProtocol {
+        let router = makeRouter()
+        let limits = configuration.limits
+        let hub = self.hub
+        let silence = TimeAmount.nanoseconds(Int64(limits.silenceTimeout.components.seconds) * 1_000_000_000
+            + limits.silenceTimeout.components.attoseconds / 1_000_000_000)
+        var webSocket = WebSocketServerConfiguration(
+            maxFrameSize: limits.webSocketMessageBytes, autoPing: .disabled, closeTimeout: .seconds(5))
+        webSocket.validateUTF8 = true
+        var base = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: webSocket)) {
+            request, channel, _ -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> in
+            guard request.path == "/" || request.path?.hasPrefix("/?") == true else { return .dontUpgrade }
+            channel.eventLoop.execute {
+                try? channel.pipeline.syncOperations.addHandler(SilenceTimeoutHandler(timeout: silence), position: .first)
+            }
+            return .upgrade([:]) { inbound, outbound, _ in
+                try await hub.serve(inbound: inbound, outbound: outbound)
+            }
+        }
+        if let tls = configuration.tls {
+            let certificates = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
+            let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key))
+            base = try .tls(base, tlsConfiguration: tlsConfiguration)
+        }
+        let store = self.store
+        let logger = self.logger
+        return Application(
+            router: router, server: base,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { channel in
+                await onListening(channel.localAddress?.port ?? 0)
+            },
+            logger: logger
+        ).withMigration(store)
+    }
+
+    // MARK: - Routes
+
+    func makeRouter() -> Router<InvisoRequestContext> {
+        let router = Router(context: InvisoRequestContext.self)
+        router.middlewares.add(JSONErrorMiddleware())
+        for route in RESTRoute.allCases {
+            router.on(RouterPath(route.routerPath), method: HTTPRequest.Method(route.method)!) { request, context in
+                try await respond(route, request, context)
+            }
+        }
+        return router
+    }
+
+    private func respond(_ route: RESTRoute, _ request: Request, _ context: InvisoRequestContext) async throws -> Response {
+        let reply: RESTReply
+        switch route {
+        case .root, .health:
+            reply = RESTReply(status: 200, body: health())
+        case .metrics:
+            if let counts = try? await store.counts(now: environment.now()) {
+                metrics.rooms.set(Double(counts.rooms))
+                metrics.pendingCodes.set(Double(counts.pendings))
+            }
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.exposition())))
+        case .getRoom:
+            reply = await api.getRoom(roomID: request.uri.queryParameters.get("roomid"))
+        case .legacyGetRoom, .legacyAcceptRoom, .legacyDeleteRoom:
+            reply = RESTReply(.gone)
+        default:
+            guard let body = try await readBody(request) else { return Self.response(RESTReply(.bodyTooLarge)) }
+            let bytes = body.readableBytesView
+            switch route {
+            case .createRoom: reply = await api.createRoom(bytes)
+            case .acceptRoom: reply = await api.acceptRoom(bytes, clientAddress: context.clientAddress)
+            case .checkRoom: reply = await api.checkRoom(bytes, clientAddress: context.clientAddress)
+            case .deleteRoom: reply = await api.deleteRoom(bytes)
+            case .purge: reply = await api.purge(bytes)
+            case .badgeReset: reply = await api.resetBadge(bytes)
+            case .turn: reply = RESTReply(.turnNotConfigured)
+            default: reply = RESTReply(.notFound)
+            }
+        }
+        return Self.response(reply)
+    }
+
+    /// The body, or `nil` when it is larger than the limit.
+    private func readBody(_ request: Request) async throws -> ByteBuffer? {
+        let limit = configuration.limits.restBodyBytes
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { return nil }
+        do {
+            return try await request.body.collect(upTo: limit)
+        } catch {
+            return nil
+        }
+    }
+
+    private func health() -> JSONObject {
+        let uptime = Int(environment.now().timeIntervalSince(startedAt))
+        return JSONObject([
+            ("status", .string("ok")), ("server", .string(ServerMessage.serverName)),
+            ("uptimeSeconds", .integer(uptime)), ("connections", .integer(hub.connectionCount)),
+        ])
+    }
+
+    static func response(_ reply: RESTReply) -> Response {
+        let status = HTTPResponse.Status(code: reply.status)
+        guard let body = reply.body else { return Response(status: status) }
+        return Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body.serialized())))
+    }
+
+    // MARK: - Maintenance
+
+    /// Deletes expired codes and prunes the attempt limiter every `sweepInterval`.
+    struct Sweeper: Service {
+        let server: SignalingServer
+
+        func run() async throws {
+            let interval = server.configuration.limits.sweepInterval
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                try? await Task.sleep(for: interval)
+                await server.sweep()
+            }
+        }
+    }
+
+    /// One maintenance pass.
+    func sweep() async {
+        let now = environment.now()
+        do {
+            let deleted = try await store.deleteExpired(now: now)
+            if deleted > 0 { logger.debug("expired codes deleted", metadata: ["count": "\(deleted)"]) }
+        } catch {
+            logger.warning("expired-code sweep failed", metadata: ["error": "\(error)"])
+        }
+        api.acceptLimiter.prune(now: now)
+    }
+}
+
+/// Turns any error that escapes a handler (unknown route, wrong method, framework errors)
+/// into `{"error":"<code>"}` with the right status.
+struct JSONErrorMiddleware: RouterMiddleware {
+    typealias Context = InvisoRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError {
+            let code: String =
+                switch error.status.code {
+                case 404: "not_found"
+                case 405: "method_not_allowed"
+                case 413: "body_too_large"
+                default: "http_\(error.status.code)"
+                }
+            return SignalingServer.response(RESTReply(RESTError(status: error.status.code, code: code)))
+        } catch {
+            context.logger.error("unhandled error", metadata: ["error.type": "\(type(of: error))"])
+            return SignalingServer.response(RESTReply(RESTError(status: 500, code: "internal")))
+        }
+    }
+}
+
+extension Application {
+    /// Runs the store's migrations before the server accepts connections.
+    fileprivate func withMigration(_ store: any RoomStore) -> Self {
+        var application = self
+        application.beforeServerStarts { try await store.migrate() }
+        return application
+    }
+}

@@ -1,0 +1,303 @@
+import Foundation
+import HummingbirdWebSocket
+import InvisoWire
+import Logging
+import Prometheus
+import NIOCore
+import NIOWebSocket
+public import ServiceLifecycle
+import Synchronization
+
+/// The WebSocket signaling server: owns the ``SignalingState`` machine, the sockets'
+/// writers and the link to other instances, and does the I/O the machine asks for.
+///
+/// State changes happen under one lock, without awaiting; the frames they produce are
+/// written after the lock is released. A socket's messages are handled in order, one at
+/// a time, so what one member sends reaches the other in the order it was sent.
+///
+/// As a `Service`, ``run()`` consumes the bus and, on graceful shutdown, closes every
+/// socket with 1001 (going away). Put it after the HTTP application in the service group
+/// so it is shut down first.
+public final class SignalingHub: Service, Sendable {
+    struct Shared: Sendable {
+        var machine: SignalingState
+        var writers: [ConnectionID: WebSocketOutboundWriter] = [:]
+        var nextID: UInt64 = 1
+    }
+
+    private let shared: Mutex<Shared>
+    private let store: any RoomStore
+    private let bus: (any SignalingBus)?
+    private let environment: ServerEnvironment
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    /// The largest WebSocket message accepted.
+    let maxMessageSize: Int
+
+    init(
+        store: any RoomStore, bus: (any SignalingBus)?, limits: SignalingLimits, maxMessageSize: Int,
+        environment: ServerEnvironment, metrics: ServerMetrics, logger: Logger
+    ) {
+        shared = Mutex(Shared(machine: SignalingState(limits: limits, clustered: bus != nil)))
+        self.store = store
+        self.bus = bus
+        self.environment = environment
+        self.metrics = metrics
+        self.logger = logger
+        self.maxMessageSize = maxMessageSize
+    }
+
+    /// The number of open sockets.
+    public var connectionCount: Int { shared.withLock { $0.writers.count } }
+
+    // MARK: - Sockets
+
+    /// Serves one upgraded WebSocket until it closes.
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let clientID = environment.randomUUID()
+        let (id, greeting) = shared.withLock { shared in
+            let id = ConnectionID(shared.nextID)
+            shared.nextID += 1
+            shared.writers[id] = outbound
+            return (id, resolve(shared.machine.open(id, clientID: clientID), in: shared))
+        }
+        metrics.connections.increment()
+        logger.debug("socket opened", metadata: ["connection": "\(id)"])
+        defer {
+            metrics.connections.decrement()
+            logger.debug("socket closed", metadata: ["connection": "\(id)"])
+        }
+        await perform(greeting)
+        do {
+            for try await message in inbound.messages(maxSize: maxMessageSize) {
+                switch message {
+                case .text(let text): await receive(text: text, from: id)
+                case .binary(let buffer): await receive(binary: buffer, from: id)
+                }
+            }
+        } catch {
+            await closed(id)
+            throw error
+        }
+        await closed(id)
+    }
+
+    private func closed(_ id: ConnectionID) async {
+        let actions = shared.withLock { shared in
+            let actions = resolve(shared.machine.close(id), in: shared)
+            shared.writers[id] = nil
+            return actions
+        }
+        await perform(actions)
+    }
+
+    private func receive(text: String, from id: ConnectionID) async {
+        let now = environment.now()
+        if let refused = shared.withLock({ shared in shared.machine.admit(id, now: now).map { resolve($0, in: shared) } }) {
+            metrics.rateLimited(.socket)
+            return await perform(refused)
+        }
+        let message: ClientMessage
+        do {
+            message = try ClientMessage.parse(text.utf8)
+        } catch {
+            return await send(.error(error.message), to: id)
+        }
+        switch message {
+        case .joinRoom(let roomID, let deviceID):
+            await join(id, roomID: roomID, deviceID: deviceID)
+        case .leaveRoom:
+            await apply { $0.leave(id) }
+        case .relay(let kind, let object):
+            await relay(kind, object, from: id, now: now)
+        case .ping:
+            await send(.pong, to: id)
+        case .pingPeer:
+            await apply { $0.pingPeer(id) }
+        case .watchCode(let joinID, let client1):
+            await watch(id, joinID: joinID, client1: client1, now: now)
+        }
+    }
+
+    private func receive(binary: ByteBuffer, from id: ConnectionID) async {
+        let now = environment.now()
+        let route: RelayRoute? = shared.withLock { shared in
+            if let refused = shared.machine.admit(id, now: now) { return .refused(refused) }
+            return shared.machine.route(from: id, binaryBytes: binary.readableBytes, now: now)
+        }
+        switch route {
+        case .local(let peer, _, _):
+            guard let writer = shared.withLock({ $0.writers[peer] }) else { return }
+            metrics.relayed(binaryBytes: binary.readableBytes)
+            try? await writer.write(.binary(binary))
+        case .remote(let roomID, let role, _):
+            metrics.relayed(binaryBytes: binary.readableBytes)
+            await publish(.binary(roomID: roomID, to: role, frame: Array(buffer: binary)))
+        case .refused(let actions):
+            metrics.rateLimited(actions.contains { if case .close = $0 { true } else { false } } ? .socket : .roomQuota)
+            await perform(shared.withLock { resolve(actions, in: $0) })
+        case nil:
+            return
+        }
+    }
+
+    private func join(_ id: ConnectionID, roomID: String, deviceID: String) async {
+        let room: Room?
+        do {
+            room = try await store.room(id: roomID)
+        } catch {
+            logger.error("room lookup failed", metadata: ["error": "\(error)"])
+            return await send(.error("Server unavailable, try again"), to: id)
+        }
+        guard let room else { return await send(.error("Room not found"), to: id) }
+        guard room.isMember(deviceID) else {
+            logger.info("join refused: not a member", metadata: ["room": "\(Redact.room(roomID))"])
+            return await send(.error("Not a member of this room"), to: id)
+        }
+        let role: RoomRole = deviceID == room.client1 ? .creator : .joiner
+        logger.info(
+            "joined", metadata: ["room": "\(Redact.room(roomID))", "device": "\(Redact.device(deviceID))", "role": "\(role)"])
+        await apply { $0.join(id, roomID: roomID, deviceID: deviceID, role: role) }
+    }
+
+    private func relay(_ kind: RelayKind, _ object: JSONObject, from id: ConnectionID, now: Date) async {
+        let route = shared.withLock { $0.machine.route(from: id, now: now) }
+        switch route {
+        case .local(let peer, let roomID, let from):
+            let frame = ServerMessage.relay(object, from: from, roomID: roomID).serialized()
+            guard let writer = shared.withLock({ $0.writers[peer] }) else { return }
+            metrics.relayed(textBytes: frame.count)
+            try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+        case .remote(let roomID, let role, let from):
+            let frame = ServerMessage.relay(object, from: from, roomID: roomID).serialized()
+            metrics.relayed(textBytes: frame.count)
+            await publish(.text(roomID: roomID, to: role, frame: frame))
+        case .refused(let actions):
+            await perform(shared.withLock { resolve(actions, in: $0) })
+        }
+    }
+
+    private func watch(_ id: ConnectionID, joinID: String, client1: String, now: Date) async {
+        let outcome: CheckOutcome
+        do {
+            outcome = try await store.check(joinID: joinID, client1: client1, now: now)
+        } catch {
+            logger.error("code lookup failed", metadata: ["error": "\(error)"])
+            return await send(.error("Server unavailable, try again"), to: id)
+        }
+        switch outcome {
+        case .accepted(let roomID): await send(.roomAccepted(joinID: joinID, roomID: roomID), to: id)
+        case .pending: await apply { $0.watch(id, joinID: joinID) }
+        case .notFound: await send(.error("Code not found or expired"), to: id)
+        }
+        // An accept may have landed between the check and the watch: look again.
+        if case .pending = outcome, case .accepted(let roomID)? = try? await store.check(joinID: joinID, client1: client1, now: now) {
+            await apply { $0.codeAccepted(joinID: joinID, roomID: roomID) }
+        }
+    }
+
+    // MARK: - Events from the REST API
+
+    /// A code was accepted: push `room_accepted` to its watchers here and elsewhere.
+    func codeAccepted(joinID: String, roomID: String) async {
+        await apply { $0.codeAccepted(joinID: joinID, roomID: roomID) }
+        await publish(.accepted(joinID: joinID, roomID: roomID))
+    }
+
+    /// A room was deleted: its members lose their seats here and elsewhere.
+    func roomDeleted(_ roomID: String) async {
+        await apply { $0.roomDeleted(roomID) }
+        await publish(.roomDeleted(roomID: roomID))
+    }
+
+    /// Device IDs were purged.
+    func devicesPurged(_ deviceIDs: [String]) async {
+        await apply { $0.devicesPurged(Set(deviceIDs)) }
+        await publish(.purged(deviceIDs: deviceIDs))
+    }
+
+    // MARK: - Service
+
+    /// Consumes the bus until graceful shutdown, then closes every socket with 1001.
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            if let bus {
+                group.addTask { await self.consume(bus) }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+        let goodbyes = shared.withLock { resolve($0.machine.shutdown(), in: $0) }
+        await perform(goodbyes)
+    }
+
+    private func consume(_ bus: any SignalingBus) async {
+        for await message in bus.messages() {
+            guard let event = BusEvent.decode(message.payload) else {
+                logger.debug("ignored a malformed bus message")
+                continue
+            }
+            switch event {
+            case .text(let roomID, let role, let frame):
+                guard let writer = shared.withLock({ shared in shared.machine.localMember(roomID: roomID, role: role).flatMap { shared.writers[$0] } })
+                else { continue }
+                try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+            case .binary(let roomID, let role, let frame):
+                guard let writer = shared.withLock({ shared in shared.machine.localMember(roomID: roomID, role: role).flatMap { shared.writers[$0] } })
+                else { continue }
+                try? await writer.write(.binary(ByteBuffer(bytes: frame)))
+            default:
+                await apply { $0.received(event, from: message.origin) }
+            }
+        }
+    }
+
+    // MARK: - Performing actions
+
+    private enum Resolved {
+        case send(WebSocketOutboundWriter, [UInt8])
+        case close(WebSocketOutboundWriter, UInt16, String)
+        case publish(BusEvent)
+    }
+
+    private func apply(_ change: (inout SignalingState) -> [SignalingAction]) async {
+        await perform(shared.withLock { shared in resolve(change(&shared.machine), in: shared) })
+    }
+
+    private func send(_ message: ServerMessage, to id: ConnectionID) async {
+        await perform(shared.withLock { resolve([.send(id, message)], in: $0) })
+    }
+
+    private func publish(_ event: BusEvent) async {
+        await perform([.publish(event)])
+    }
+
+    /// Maps connection ids to writers (under the lock).
+    private func resolve(_ actions: [SignalingAction], in shared: Shared) -> [Resolved] {
+        actions.compactMap { action in
+            switch action {
+            case .send(let id, let message): shared.writers[id].map { .send($0, message.serialized()) }
+            case .close(let id, let code, let reason): shared.writers[id].map { .close($0, code, reason) }
+            case .publish(let event): bus == nil ? nil : .publish(event)
+            }
+        }
+    }
+
+    private func perform(_ actions: [Resolved]) async {
+        for action in actions {
+            switch action {
+            case .send(let writer, let frame):
+                try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+            case .close(let writer, let code, let reason):
+                try? await writer.close(WebSocketErrorCode(codeNumber: Int(code)), reason: reason)
+            case .publish(let event):
+                guard let bus else { continue }
+                do {
+                    try await bus.publish(event.encoded())
+                } catch {
+                    logger.warning("bus publish failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+}

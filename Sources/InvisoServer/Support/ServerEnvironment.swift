@@ -1,0 +1,67 @@
+public import Foundation
+
+/// The server's clock and randomness, injected so tests control expiry, rate limits and
+/// generated identifiers.
+public struct ServerEnvironment: Sendable {
+    /// The current time.
+    public var now: @Sendable () -> Date
+    /// `count` random bytes (join codes, room ids, connection ids).
+    public var randomBytes: @Sendable (Int) -> [UInt8]
+
+    /// Creates an environment.
+    public init(now: @escaping @Sendable () -> Date, randomBytes: @escaping @Sendable (Int) -> [UInt8]) {
+        self.now = now
+        self.randomBytes = randomBytes
+    }
+
+    /// The wall clock and the system's cryptographic random number generator.
+    public static let live = ServerEnvironment(
+        now: { Date() },
+        randomBytes: { count in
+            var generator = SystemRandomNumberGenerator()
+            return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        }
+    )
+
+    /// Lowercase hex of `count` random bytes.
+    func randomHex(_ count: Int) -> String {
+        Self.hex(randomBytes(count))
+    }
+
+    /// A random 6-digit join code (uniform: rejection sampling over 20 bits).
+    func randomJoinCode() -> String {
+        while true {
+            let bytes = randomBytes(3)
+            let value = (Int(bytes[0]) << 16 | Int(bytes[1]) << 8 | Int(bytes[2])) & 0xF_FFFF
+            if value < 1_000_000 {
+                let digits = String(value)
+                return String(repeating: "0", count: 6 - digits.count) + digits
+            }
+        }
+    }
+
+    /// A random version-4 UUID string (the Node server's `clientId` format).
+    func randomUUID() -> String {
+        var bytes = randomBytes(16)
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        let hex = Self.hex(bytes)
+        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
+            let start = hex.index(hex.startIndex, offsetBy: range.lowerBound)
+            let end = hex.index(hex.startIndex, offsetBy: range.upperBound)
+            return String(hex[start..<end])
+        }
+        return parts.joined(separator: "-")
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import InvisoServer
+import Logging
+import ServiceLifecycle
+
+/// `inviso serve`'s options resolved against the environment (command line first).
+struct ServeSettings {
+    enum Storage {
+        case sqlite(path: String)
+        case postgres(url: String)
+    }
+
+    var host: String
+    var port: Int
+    var storage: Storage
+    var tls: (certificatePath: String, keyPath: String)?
+    var turnSecret: String?
+    var turnURLs: [String]
+    var logLevel: Logger.Level
+    var jsonLogs: Bool
+
+    init(command: ServeCommand, environment: [String: String]) throws {
+        func value(_ option: String?, _ variable: String) -> String? {
+            if let option { return option }
+            guard let text = environment[variable], !text.isEmpty else { return nil }
+            return text
+        }
+        host = value(command.host, "INVISO_HOST") ?? "127.0.0.1"
+        if let port = command.port {
+            self.port = port
+        } else if let text = value(nil, "INVISO_PORT") {
+            guard let port = Int(text) else { throw CLIError("INVISO_PORT must be a number") }
+            self.port = port
+        } else {
+            port = 8080
+        }
+        guard (0...65_535).contains(port) else { throw CLIError("the port must be 0…65535") }
+
+        if let url = value(command.db, "INVISO_DB") {
+            guard url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") else {
+                throw CLIError("--db takes a postgres:// URL")
+            }
+            storage = .postgres(url: url)
+        } else {
+            let directory = value(command.data, "INVISO_DATA") ?? "./inviso-data"
+            storage = .sqlite(path: URL(fileURLWithPath: directory).appendingPathComponent("rooms.sqlite").path)
+        }
+
+        switch (value(command.tlsCert, "INVISO_TLS_CERT"), value(command.tlsKey, "INVISO_TLS_KEY")) {
+        case (nil, nil): tls = nil
+        case (let cert?, let key?): tls = (cert, key)
+        default: throw CLIError("--tls-cert and --tls-key go together")
+        }
+
+        turnSecret = value(command.turnSecret, "INVISO_TURN_SECRET")
+        turnURLs =
+            command.turnURL.isEmpty
+            ? (value(nil, "INVISO_TURN_URL")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
+            : command.turnURL
+        if (turnSecret == nil) != turnURLs.isEmpty {
+            throw CLIError("--turn-secret and --turn-url go together")
+        }
+
+        let level = value(command.logLevel, "INVISO_LOG_LEVEL") ?? "info"
+        guard let logLevel = Logger.Level(rawValue: level) else { throw CLIError("unknown log level \(level)") }
+        self.logLevel = logLevel
+        switch value(command.logFormat, "INVISO_LOG_FORMAT") ?? "text" {
+        case "text": jsonLogs = false
+        case "json": jsonLogs = true
+        case let other: throw CLIError("unknown log format \(other) (text or json)")
+        }
+    }
+
+    func makeLogger() -> Logger {
+        let json = jsonLogs
+        var logger = Logger(label: "inviso.server") { label in
+            json ? JSONLogHandler(label: label) as any LogHandler : StreamLogHandler.standardError(label: label)
+        }
+        logger.logLevel = logLevel
+        return logger
+    }
+
+    func serve(logger: Logger) async throws {
+        var configuration = ServerConfiguration(host: host, port: port)
+        configuration.tls = tls
+        let store: any RoomStore
+        var services: [any Service] = []
+        switch storage {
+        case .sqlite(let path):
+            store = try SQLiteRoomStore(path: path)
+            logger.info("storage: SQLite", metadata: ["path": "\(path)"])
+        case .postgres(let url):
+            let postgres = PostgresRoomStore(configuration: try PostgresRoomStore.configuration(url: url), logger: logger)
+            services.append(postgres)
+            store = postgres
+            logger.info("storage: PostgreSQL")
+        }
+        let server = SignalingServer(configuration: configuration, store: store, logger: logger)
+        let scheme = tls == nil ? "http" : "https"
+        let host = self.host
+        try await server.run(services: services) { port in
+            let line = "{\"event\":\"listening\",\"url\":\"\(scheme)://\(host):\(port)\"}\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+            logger.notice("listening", metadata: ["url": "\(scheme)://\(host):\(port)"])
+        }
+    }
+}
