@@ -71,12 +71,20 @@ public struct SignalingServer: Sendable {
         services: [any Service] = [], signals: [UnixSignal] = [.sigterm, .sigint],
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) async throws {
-        let application = try makeApplication(onListening: onListening)
-        let sweeper = Sweeper(server: self)
         let group = ServiceGroup(
             configuration: .init(
-                services: services + [sweeper, application, hub], gracefulShutdownSignals: signals, logger: logger))
+                services: try makeServices(services, onListening: onListening), gracefulShutdownSignals: signals,
+                logger: logger))
         try await group.run()
+    }
+
+    /// The services ``run(services:signals:onListening:)`` runs, in start order: `services`,
+    /// the expiry sweeper, the HTTP application, the hub. A service group shuts them down
+    /// in reverse order.
+    public func makeServices(
+        _ services: [any Service] = [], onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws -> [any Service] {
+        services + [Sweeper(server: self), try makeApplication(onListening: onListening), hub]
     }
 
     /// The Hummingbird application (HTTP/1.1 with WebSocket upgrade, TLS when configured).
@@ -203,7 +211,11 @@ public struct SignalingServer: Sendable {
         func run() async throws {
             let interval = server.configuration.limits.sweepInterval
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                try? await Task.sleep(for: interval)
+                do {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                } catch {
+                    return  // shutting down
+                }
                 await server.sweep()
             }
         }
