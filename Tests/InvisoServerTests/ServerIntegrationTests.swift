@@ -13,7 +13,7 @@ struct ServerIntegrationTests {
 
     @Test("the app's sequence: create, accept, check, join, room_ready, relay, ping, leave, close, rejoin, purge")
     func appSequence() async throws {
-        try await TestServer.with { server, _ in
+        try await TestServer.with { server, _ async throws in
             // REST: create, check (pending), accept, check (accepted).
             let created = try await server.post(
                 "/api/rooms", #"{"joinid":"482913","client1":"\#(Self.creator)","expiresInSeconds":300,"platform":"ios"}"#)
@@ -128,7 +128,7 @@ struct ServerIntegrationTests {
 
     @Test("watch_code pushes room_accepted to the creator; only the creator may watch")
     func watchCode() async throws {
-        try await TestServer.with { server, _ in
+        try await TestServer.with { server, _ async throws in
             #expect(try await server.post("/api/rooms", #"{"joinid":"100200","client1":"c-1","expiresInSeconds":60}"#).status == 201)
             let (creator, _) = try await TestSocket.connect(server)
             try await creator.send(#"{"type":"watch_code","joinid":"100200","client1":"someone-else"}"#)
@@ -148,7 +148,7 @@ struct ServerIntegrationTests {
 
     @Test("join_room only for the room's two devices; a rejoin replaces the old socket")
     func membership() async throws {
-        try await TestServer.with { server, _ in
+        try await TestServer.with { server, _ async throws in
             let roomID = try await server.pair(code: "300400", creator: "c-1", joiner: "j-1")
             let (stranger, _) = try await TestSocket.connect(server)
             try await stranger.send(.joinRoom(roomID: roomID, deviceID: "intruder"))

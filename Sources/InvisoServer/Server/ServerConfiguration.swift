@@ -15,6 +15,8 @@ public struct ServerLimits: Sendable, Equatable {
     public var socketMessagesPerSecond: Double = 50
     /// Messages one socket may send in a burst.
     public var socketMessageBurst: Double = 200
+    /// Refused messages in a row after which a socket is closed with 1008.
+    public var socketCloseAfterRefused = 1_000
     /// Binary bytes per second one room may relay.
     public var roomRelayBytesPerSecond: Double = 1_048_576
     /// Binary bytes one room may relay in a burst.
@@ -29,6 +31,7 @@ public struct ServerLimits: Sendable, Equatable {
         var limits = SignalingLimits()
         limits.messagesPerSecond = socketMessagesPerSecond
         limits.messageBurst = socketMessageBurst
+        limits.closeAfterRefused = socketCloseAfterRefused
         limits.roomBytesPerSecond = roomRelayBytesPerSecond
         limits.roomByteBurst = roomRelayByteBurst
         return limits

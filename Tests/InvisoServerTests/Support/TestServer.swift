@@ -305,6 +305,12 @@ final class TestSocket: Sendable {
         _ = try? await withTimeout(seconds: 5) { [task] in try await task.value }
     }
 
+    /// Whether the connection ends (by either side, with or without a close frame) within
+    /// `seconds`.
+    func waitUntilClosed(timeout seconds: Double = 5) async -> Bool {
+        (try? await withTimeout(seconds: seconds) { [task] in _ = try? await task.value }) != nil
+    }
+
     /// Waits for the server to close the connection; returns its close code.
     func closeCode(timeout seconds: Double = 5) async throws -> WebSocketErrorCode? {
         try await withTimeout(seconds: seconds) { [task] in try await task.value?.closeCode }
