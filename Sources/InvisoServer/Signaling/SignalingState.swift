@@ -75,7 +75,7 @@ struct SignalingState: Sendable {
         var watching: [String] = []
     }
 
-    struct Presence: Sendable {
+    struct Presence: Sendable, Equatable {
         var local: [RoomRole: ConnectionID] = [:]
         var remote: [RoomRole: String] = [:]
         var quota: TokenBucket
