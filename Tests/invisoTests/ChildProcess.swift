@@ -13,9 +13,12 @@ final class ChildProcess: @unchecked Sendable {
     private var openStreams = 2
 
     /// Starts `executable` with `arguments`; standard input stays open until ``closeInput()``.
-    init(_ executable: URL, _ arguments: [String]) throws {
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -104,6 +107,12 @@ final class ChildProcess: @unchecked Sendable {
         }
         condition.unlock()
         return process.terminationStatus
+    }
+
+    /// Sends `signal` to the child.
+    func signal(_ signal: Int32) {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, signal)
     }
 
     /// Kills the child if it is still running.
