@@ -1,0 +1,400 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import InvisoServer
+import Logging
+import NIOCore
+import NIOPosix
+import ServiceLifecycle
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `inviso bench server`: rendezvous latency, relayed signaling throughput against a bare
+/// Hummingbird WebSocket relay, and idle connections held with their memory.
+struct BenchServer: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "server",
+        abstract: "Benchmark the signaling server: rendezvous latency, relay throughput, idle sockets.",
+        discussion: """
+            Starts `inviso serve`'s server in this process (SQLite in a temporary directory, \
+            per-socket rate limits lifted) unless --url points at one. rendezvous: POST create \
+            → POST accept → both members join → both have room_ready, with both sockets already \
+            open, one at a time; p50/p99. relay: --pairs rooms, the creator of each sends \
+            --messages ice_candidate messages that the server parses, validates and forwards; \
+            messages per second, beside the same clients against a bare Hummingbird WebSocket \
+            relay in this process (forwards each text frame to the paired socket, nothing else) \
+            — the ratio is ours / bare, median of --rounds alternating rounds. idle: opens \
+            --connections sockets from several loopback source addresses (127.0.0.2, …; one \
+            address has only ~28,000 ephemeral ports) and reports the process's memory growth \
+            per socket; client and server share this process, so the figure is an upper bound \
+            for the server. Raises the file-descriptor limit as far as the system allows and \
+            caps --connections to fit (two descriptors per socket in-process).
+            """
+    )
+
+    @Flag(help: "One JSON object per line.")
+    var json = false
+
+    @Option(help: "Benchmark a running server instead (http://host:port); skips the bare-relay baseline and memory.")
+    var url: String?
+
+    @Option(help: "Rendezvous round trips to time.")
+    var rendezvous = 300
+
+    @Option(help: "Room pairs relaying at once.")
+    var pairs = 50
+
+    @Option(help: "Messages each pair relays per round.")
+    var messages = 2_000
+
+    @Option(help: "Alternating relay rounds (ours, bare) — the median is reported.")
+    var rounds = 3
+
+    @Option(help: "Idle sockets to open (capped by the file-descriptor limit).")
+    var connections = 50_000
+
+    @Option(help: "Loopback source addresses to spread idle sockets over.")
+    var sources = 4
+
+    func run() async throws {
+        #if DEBUG
+        FileHandle.standardError.write(Data("warning: debug build; use `swift run -c release inviso bench server`\n".utf8))
+        #endif
+        let limit = Self.raiseDescriptorLimit()
+        let group = MultiThreadedEventLoopGroup.singleton
+        let out = Output(json: json)
+        out.note("file descriptors: soft limit \(limit.soft), hard limit \(limit.hard)")
+
+        if let url {
+            guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+                throw ValidationError("--url must look like http://host:port")
+            }
+            try await measureRendezvous(group: group, host: host, port: port, out: out)
+            let ours = try await measureRelay(group: group, host: host, port: port)
+            out.figure("relay signaling messages", ours, "messages/s")
+            return
+        }
+
+        try await withInProcessServer { port in
+            try await measureRendezvous(group: group, host: "127.0.0.1", port: port, out: out)
+            try await withBareRelay { barePort in
+                var ratios: [Double] = []
+                var oursRates: [Double] = []
+                var bareRates: [Double] = []
+                for _ in 0..<max(1, rounds) {
+                    let ours = try await measureRelay(group: group, host: "127.0.0.1", port: port)
+                    let bare = try await measureRelay(group: group, host: "127.0.0.1", port: barePort, bare: true)
+                    oursRates.append(ours)
+                    bareRates.append(bare)
+                    ratios.append(ours / bare)
+                }
+                out.figure(
+                    "relay signaling messages (\(pairs) pairs)", Self.median(oursRates), "messages/s",
+                    baseline: Self.median(bareRates), ratio: Self.median(ratios))
+            }
+            let budget = max(0, (Int(limit.soft) - 512) / 2)
+            let count = min(connections, budget)
+            if count < connections {
+                out.note("idle sockets capped at \(count) (of \(connections)) by the descriptor limit \(limit.soft)")
+            }
+            try await measureIdle(group: group, port: port, count: count, out: out)
+        }
+    }
+
+    // MARK: - Rendezvous
+
+    private func measureRendezvous(group: any EventLoopGroup, host: String, port: Int, out: Output) async throws {
+        let http = try await BenchHTTPClient.connect(group: group, host: host, port: port)
+        var samples: [Double] = []
+        let clock = ContinuousClock()
+        for index in 0..<(rendezvous + 20) {
+            let creator = try await BenchSocket.connect(group: group, host: host, port: port, source: nil)
+            let joiner = try await BenchSocket.connect(group: group, host: host, port: port, source: nil)
+            let creatorID = "bench-c-\(index)-\(UUID().uuidString)"
+            let joinerID = "bench-j-\(index)-\(UUID().uuidString)"
+            let start = clock.now
+            let roomID = try await Self.pair(http, creatorID: creatorID, joinerID: joinerID)
+            let readyA = creator.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(creatorID)"}"#, thenExpect: "room_ready")
+            let readyB = joiner.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(joinerID)"}"#, thenExpect: "room_ready")
+            try await readyA.get()
+            try await readyB.get()
+            let elapsed = clock.now - start
+            if index >= 20 { samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3) }
+            _ = try? await http.post("/api/user/purge", #"{"deviceIds":["\#(creatorID)"]}"#)
+            try? await creator.channel.close()
+            try? await joiner.channel.close()
+        }
+        try? await http.channel.close()
+        samples.sort()
+        out.figure("rendezvous create→accept→both room_ready p50", samples[samples.count / 2], "ms")
+        out.figure("rendezvous create→accept→both room_ready p99", samples[min(samples.count - 1, samples.count * 99 / 100)], "ms")
+    }
+
+    // MARK: - Relay
+
+    private func measureRelay(group: any EventLoopGroup, host: String, port: Int, bare: Bool = false) async throws -> Double {
+        let http = try await BenchHTTPClient.connect(group: group, host: host, port: port)
+        defer { http.channel.close(promise: nil) }
+        var sockets: [(BenchSocket, BenchSocket)] = []
+        let counter = FrameCounter()
+        for index in 0..<pairs {
+            let creator = try await BenchSocket.connect(group: group, host: host, port: port, source: nil)
+            let joiner = try await BenchSocket.connect(group: group, host: host, port: port, source: nil)
+            let creatorID = "relay-c-\(UUID().uuidString)"
+            let joinerID = "relay-j-\(UUID().uuidString)"
+            // The bare relay has no rooms: it pairs sockets by connection order.
+            if !bare {
+                let roomID = try await Self.pair(http, creatorID: creatorID, joinerID: joinerID)
+                let readyA = creator.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(creatorID)"}"#, thenExpect: "room_ready")
+                let readyB = joiner.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(joinerID)"}"#, thenExpect: "room_ready")
+                try await readyA.get()
+                try await readyB.get()
+            }
+            try await joiner.count(into: counter).get()
+            sockets.append((creator, joiner))
+        }
+        let message = Array(
+            #"{"type":"ice_candidate","candidate":{"candidate":"candidate:842163049 1 udp 1677729535 198.51.100.7 61234 typ srflx raddr 0.0.0.0 rport 0 generation 0","sdpMLineIndex":0,"sdpMid":"0"}}"#
+                .utf8)
+        let frame = BenchWebSocketHandler.textFrame(message)
+        let batch = 100
+        let chunk = Array([[UInt8]](repeating: frame, count: batch).joined())
+        let total = pairs * messages
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for (creator, _) in sockets {
+                tasks.addTask {
+                    var sent = 0
+                    while sent < messages {
+                        let count = min(batch, messages - sent)
+                        try await creator.send(count == batch ? chunk : Array([[UInt8]](repeating: frame, count: count).joined())).get()
+                        sent += count
+                    }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        let deadline = clock.now + .seconds(120)
+        while counter.count < total {
+            guard clock.now < deadline else { throw CLIError("relay: only \(counter.count) of \(total) messages arrived") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        let elapsed = clock.now - start
+        for (a, b) in sockets {
+            try? await a.channel.close()
+            try? await b.channel.close()
+        }
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return Double(total) / seconds
+    }
+
+    // MARK: - Idle sockets
+
+    private func measureIdle(group: any EventLoopGroup, port: Int, count: Int, out: Output) async throws {
+        guard count > 0 else { return }
+        let before = Self.residentBytes()
+        let tally = IdleTally()
+        let addresses = (0..<max(1, sources)).map { "127.0.0.\($0 + 2)" }
+        let concurrency = 64
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for worker in 0..<concurrency {
+                tasks.addTask {
+                    var index = worker
+                    while index < count {
+                        do {
+                            let socket = try await BenchSocket.connect(
+                                group: group, host: "127.0.0.1", port: port, source: addresses[index % addresses.count])
+                            tally.sockets.withLock { $0.append(socket) }
+                        } catch {
+                            tally.failures.add(1, ordering: .relaxed)
+                        }
+                        index += concurrency
+                    }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let after = Self.residentBytes()
+        let held = tally.sockets.withLock { $0.count }
+        out.figure("idle WebSocket connections held", Double(held), "sockets")
+        let failed = tally.failures.load(ordering: .relaxed)
+        if failed > 0 { out.note("\(failed) connections failed") }
+        if let before, let after, held > 0 {
+            out.figure("memory per idle connection (server + client, upper bound)", Double(after - before) / Double(held) / 1024, "KiB")
+        }
+        for socket in tally.sockets.withLock({ $0 }) { socket.channel.close(promise: nil) }
+    }
+
+    // MARK: - Servers
+
+    private func withInProcessServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteRoomStore(path: directory.appendingPathComponent("rooms.sqlite").path)
+        var limits = ServerLimits()
+        limits.socketMessagesPerSecond = 1e9
+        limits.socketMessageBurst = 1e9
+        limits.silenceTimeout = .seconds(3_600)
+        limits.failedAttemptsPerMinute = 1_000_000
+        let logger = Logger(label: "inviso.bench", factory: { _ in SwiftLogNoOpLogHandler() })
+        let server = SignalingServer(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits), store: store, logger: logger)
+        try await Self.run(services: { onListening in try server.makeServices(onListening: onListening) }, logger: logger, body)
+    }
+
+    /// A bare relay: greets each socket, pairs sockets by connection order, forwards each
+    /// text frame to the partner.
+    private func withBareRelay(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+        let logger = Logger(label: "inviso.bench.bare", factory: { _ in SwiftLogNoOpLogHandler() })
+        let partners = BarePairs()
+        let server = HTTPServerBuilder.http1WebSocketUpgrade(
+            configuration: .init(ws: .init(maxFrameSize: 1 << 16, autoPing: .disabled))
+        ) { _, _, _ -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> in
+            .upgrade([:]) { inbound, outbound, _ in
+                let id = partners.add(outbound)
+                try await outbound.write(.text(#"{"type":"connected"}"#))
+                for try await message in inbound.messages(maxSize: 1 << 16) {
+                    guard case .text(let text) = message, let partner = partners.partner(of: id) else { continue }
+                    try? await partner.write(.text(text))
+                }
+            }
+        }
+        let router = Router()
+        router.post("/api/rooms") { _, _ in Response(status: .ok) }
+        try await Self.run(
+            services: { onListening in
+                [
+                    Application(
+                        router: router, server: server, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: { await onListening($0.localAddress?.port ?? 0) }, logger: logger)
+                ]
+            }, logger: logger, body)
+    }
+
+    private static func run(
+        services: (@escaping @Sendable (Int) async -> Void) throws -> [any Service], logger: Logger,
+        _ body: @escaping @Sendable (Int) async throws -> Void
+    ) async throws {
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let group = ServiceGroup(configuration: .init(services: try services { continuation.yield($0) }, logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw CLIError("the server did not start") }
+            do {
+                try await body(port)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// Creates a code (server-allocated) and accepts it; returns the room id.
+    private static func pair(_ http: BenchHTTPClient, creatorID: String, joinerID: String) async throws -> String {
+        let (created, createdBody) = try await http.post("/api/rooms", #"{"client1":"\#(creatorID)","expiresInSeconds":600}"#)
+        guard created == 201, let code = field("joinid", in: createdBody) else { throw CLIError("create failed: \(created)") }
+        let (accepted, body) = try await http.post("/api/rooms/accept", #"{"joinid":"\#(code)","client2":"\#(joinerID)"}"#)
+        guard accepted == 200, let roomID = field("roomid", in: body) else { throw CLIError("accept failed: \(accepted)") }
+        return roomID
+    }
+
+    private static func field(_ name: String, in body: String) -> String? {
+        guard let range = body.range(of: "\"\(name)\":\"") else { return nil }
+        let rest = body[range.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+
+    /// Raises the soft descriptor limit to the hard one, and the hard one as far as allowed.
+    static func raiseDescriptorLimit() -> (soft: UInt64, hard: UInt64) {
+        #if canImport(Glibc)
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        var wanted = rlimit(rlim_cur: 1 << 18, rlim_max: max(limit.rlim_max, 1 << 18))
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) != 0 {
+            wanted = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted)
+        }
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
+        #else
+        return (0, 0)
+        #endif
+    }
+
+    /// The process's resident memory (Linux `/proc/self/status` VmRSS).
+    static func residentBytes() -> Int? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmRSS:") {
+            let digits = line.filter(\.isNumber)
+            return Int(digits).map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    /// Prints figures as an aligned table or JSON lines.
+    struct Output {
+        let json: Bool
+
+        func figure(_ name: String, _ value: Double, _ unit: String, baseline: Double? = nil, ratio: Double? = nil) {
+            if json {
+                let rounded = (value * 100).rounded() / 100
+                if let baseline, let ratio {
+                    JSONLines.emit([
+                        "name": .string(name), "value": .double(rounded), "unit": .string(unit),
+                        "baseline": .double(baseline.rounded()), "ratio": .double((ratio * 1000).rounded() / 1000),
+                    ])
+                } else {
+                    JSONLines.emit(["name": .string(name), "value": .double(rounded), "unit": .string(unit)])
+                }
+            } else {
+                var line = name.padding(toLength: 58, withPad: " ", startingAt: 0) + String(format: "%12.2f  ", value) + unit
+                if let baseline, let ratio {
+                    line += String(format: "   bare relay %.0f, ratio %.3f", baseline, ratio)
+                }
+                JSONLines.emitLine(line)
+            }
+        }
+
+        func note(_ text: String) {
+            if json { JSONLines.emit(["note": .string(text)]) } else { JSONLines.emitLine("# " + text) }
+        }
+    }
+}
+
+/// The idle sockets opened and the failures.
+final class IdleTally: Sendable {
+    let sockets = Mutex<[BenchSocket]>([])
+    let failures = Atomic<Int>(0)
+}
+
+/// Pairs bare-relay sockets by connection order (0↔1, 2↔3, …).
+final class BarePairs: Sendable {
+    private let writers = Mutex<[Int: WebSocketOutboundWriter]>([:])
+    private let next = Atomic<Int>(0)
+
+    func add(_ writer: WebSocketOutboundWriter) -> Int {
+        let id = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        writers.withLock { $0[id] = writer }
+        return id
+    }
+
+    func partner(of id: Int) -> WebSocketOutboundWriter? {
+        writers.withLock { $0[id ^ 1] }
+    }
+}
