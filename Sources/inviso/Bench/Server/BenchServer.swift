@@ -28,11 +28,11 @@ struct BenchServer: AsyncParsableCommand {
             messages per second, beside the same clients against a bare Hummingbird WebSocket \
             relay in this process (forwards each text frame to the paired socket, nothing else) \
             — the ratio is ours / bare, median of --rounds alternating rounds. idle: opens \
-            --connections sockets from several loopback source addresses (127.0.0.2, …; one \
-            address has only ~28,000 ephemeral ports) and reports the process's memory growth \
-            per socket; client and server share this process, so the figure is an upper bound \
-            for the server. Raises the file-descriptor limit as far as the system allows and \
-            caps --connections to fit (two descriptors per socket in-process).
+            --connections sockets from a child process (`inviso bench idle-clients`) over several \
+            loopback source addresses (127.0.0.2, …; one address has only ~28,000 ephemeral \
+            ports) and reports this process's memory growth per socket — the server's alone. \
+            Raises the file-descriptor limit as far as the system allows and caps \
+            --connections to fit.
             """
     )
 
@@ -96,12 +96,13 @@ struct BenchServer: AsyncParsableCommand {
                     "relay signaling messages (\(pairs) pairs)", Self.median(oursRates), "messages/s",
                     baseline: Self.median(bareRates), ratio: Self.median(ratios))
             }
-            let budget = max(0, (Int(limit.soft) - 512) / 2)
-            let count = min(connections, budget)
+            // Clients run in a child process so the memory figure is the server's alone and
+            // each side has its own descriptor limit.
+            let count = min(connections, max(0, Int(limit.soft) - 512))
             if count < connections {
                 out.note("idle sockets capped at \(count) (of \(connections)) by the descriptor limit \(limit.soft)")
             }
-            try await measureIdle(group: group, port: port, count: count, out: out)
+            try await measureIdle(port: port, count: count, out: out)
         }
     }
 
@@ -195,40 +196,33 @@ struct BenchServer: AsyncParsableCommand {
 
     // MARK: - Idle sockets
 
-    private func measureIdle(group: any EventLoopGroup, port: Int, count: Int, out: Output) async throws {
+    private func measureIdle(port: Int, count: Int, out: Output) async throws {
         guard count > 0 else { return }
         let before = Self.residentBytes()
-        let tally = IdleTally()
-        let addresses = (0..<max(1, sources)).map { "127.0.0.\($0 + 2)" }
-        let concurrency = 64
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            for worker in 0..<concurrency {
-                tasks.addTask {
-                    var index = worker
-                    while index < count {
-                        do {
-                            let socket = try await BenchSocket.connect(
-                                group: group, host: "127.0.0.1", port: port, source: addresses[index % addresses.count])
-                            tally.sockets.withLock { $0.append(socket) }
-                        } catch {
-                            tally.failures.add(1, ordering: .relaxed)
-                        }
-                        index += concurrency
-                    }
-                }
-            }
-            try await tasks.waitForAll()
-        }
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        child.arguments = ["bench", "idle-clients", "--port", String(port), "--count", String(count), "--sources", String(sources)]
+        let input = Pipe()
+        let output = Pipe()
+        child.standardInput = input
+        child.standardOutput = output
+        try child.run()
+        // The child prints one line once its sockets are open: {"held":N,"failed":M}.
+        let line = try await Task.detached { () -> String in
+            var bytes: [UInt8] = []
+            while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != 10 { bytes.append(byte) }
+            return String(decoding: bytes, as: UTF8.self)
+        }.value
         try await Task.sleep(for: .milliseconds(500))
         let after = Self.residentBytes()
-        let held = tally.sockets.withLock { $0.count }
+        try? input.fileHandleForWriting.close()
+        child.waitUntilExit()
+        guard let held = Self.number("held", in: line) else { throw CLIError("idle clients failed: \(line)") }
+        if let failed = Self.number("failed", in: line), failed > 0 { out.note("\(failed) connections failed") }
         out.figure("idle WebSocket connections held", Double(held), "sockets")
-        let failed = tally.failures.load(ordering: .relaxed)
-        if failed > 0 { out.note("\(failed) connections failed") }
         if let before, let after, held > 0 {
-            out.figure("memory per idle connection (server + client, upper bound)", Double(after - before) / Double(held) / 1024, "KiB")
+            out.figure("server memory per idle connection", Double(after - before) / Double(held) / 1024, "KiB")
         }
-        for socket in tally.sockets.withLock({ $0 }) { socket.channel.close(promise: nil) }
     }
 
     // MARK: - Servers
@@ -315,6 +309,11 @@ struct BenchServer: AsyncParsableCommand {
         return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
     }
 
+    private static func number(_ name: String, in line: String) -> Int? {
+        guard let range = line.range(of: "\"\(name)\":") else { return nil }
+        return Int(line[range.upperBound...].prefix { $0.isNumber })
+    }
+
     private static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
@@ -374,6 +373,49 @@ struct BenchServer: AsyncParsableCommand {
         func note(_ text: String) {
             if json { JSONLines.emit(["note": .string(text)]) } else { JSONLines.emitLine("# " + text) }
         }
+    }
+}
+
+/// `inviso bench idle-clients` (internal): opens idle WebSocket clients for
+/// `bench server`, prints `{"held":N,"failed":M}`, and holds them until stdin closes.
+struct BenchIdleClients: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "idle-clients", abstract: "Internal: idle clients for `bench server`.", shouldDisplay: false)
+
+    @Option var port: Int
+    @Option var count: Int
+    @Option var sources = 4
+
+    func run() async throws {
+        _ = BenchServer.raiseDescriptorLimit()
+        let group = MultiThreadedEventLoopGroup.singleton
+        let tally = IdleTally()
+        let addresses = (0..<max(1, sources)).map { "127.0.0.\($0 + 2)" }
+        let concurrency = 64
+        let count = self.count
+        let port = self.port
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            for worker in 0..<concurrency {
+                tasks.addTask {
+                    var index = worker
+                    while index < count {
+                        do {
+                            let socket = try await BenchSocket.connect(
+                                group: group, host: "127.0.0.1", port: port, source: addresses[index % addresses.count])
+                            tally.sockets.withLock { $0.append(socket) }
+                        } catch {
+                            tally.failures.add(1, ordering: .relaxed)
+                        }
+                        index += concurrency
+                    }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+        let held = tally.sockets.withLock { $0.count }
+        JSONLines.emitLine(#"{"held":\#(held),"failed":\#(tally.failures.load(ordering: .relaxed))}"#)
+        _ = FileHandle.standardInput.readDataToEndOfFile()
+        for socket in tally.sockets.withLock({ $0 }) { socket.channel.close(promise: nil) }
     }
 }
 
