@@ -144,6 +144,7 @@ let package = Package(
             name: "InvisoServerTests",
             dependencies: [
                 "InvisoServer", "InvisoWire",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),

@@ -15,6 +15,7 @@ enum RoomStoreConformance: String, CaseIterable, Sendable, CustomTestStringConve
     case concurrentInserts
     case checkBeforeAndAfterAccept
     case deleteRoomOutcomes
+    case hasRoomMembers
     case purgeCounts
     case failedGuessesBurnAtLimit
     case deleteExpiredCounts
@@ -34,6 +35,7 @@ enum RoomStoreConformance: String, CaseIterable, Sendable, CustomTestStringConve
         case .concurrentInserts: try await Self.racingInserts([store])
         case .checkBeforeAndAfterAccept: try await Self.checkBeforeAndAfterAccept(store)
         case .deleteRoomOutcomes: try await Self.deleteRoomOutcomes(store)
+        case .hasRoomMembers: try await Self.hasRoomMembers(store)
         case .purgeCounts: try await Self.purgeCounts(store)
         case .failedGuessesBurnAtLimit: try await Self.failedGuessesBurnAtLimit(store)
         case .deleteExpiredCounts: try await Self.deleteExpiredCounts(store)
@@ -275,6 +277,38 @@ extension RoomStoreConformance {
 
         #expect(try await store.deleteRoom(id: other.roomID, deviceID: "device-c") == .deleted)
         #expect(try await store.counts(now: at(2)).rooms == 0)
+    }
+
+    static func hasRoomMembers(_ store: any RoomStore) async throws {
+        #expect(try await store.hasRoom(member: "device-a") == false)
+
+        // Rooms (a, b) and (c, a); an open code by e and one that expired unaccepted by f.
+        let first = try await makeRoom(store, joinID: "150001", client1: "device-a", client2: "device-b", room: 1)
+        let second = try await makeRoom(store, joinID: "150002", client1: "device-c", client2: "device-a", room: 2)
+        try await store.insertPending(pending("150003", by: "device-e"), now: t0)
+        try await store.insertPending(pending("150004", by: "device-f", lifetime: 1), now: t0)
+
+        for member in ["device-a", "device-b", "device-c"] {
+            #expect(try await store.hasRoom(member: member), "\(member) is in a room")
+        }
+        // Codes are not rooms; the match is exact (no case folding, no prefix, no pattern).
+        for outsider in ["device-e", "device-f", "device-unknown", "DEVICE-A", "device-", "device-%", "device-_", ""] {
+            #expect(try await store.hasRoom(member: outsider) == false, "\(outsider) is in no room")
+        }
+
+        // Membership ends with the room.
+        #expect(try await store.deleteRoom(id: first.roomID, deviceID: "device-b") == .deleted)
+        #expect(try await store.hasRoom(member: "device-b") == false)
+        #expect(try await store.hasRoom(member: "device-a"))
+        #expect(try await store.deleteRoom(id: second.roomID, deviceID: "device-c") == .deleted)
+        #expect(try await store.hasRoom(member: "device-a") == false)
+        #expect(try await store.hasRoom(member: "device-c") == false)
+
+        // And with a purge of either member.
+        try await makeRoom(store, joinID: "150005", client1: "device-g", client2: "device-h", room: 3)
+        #expect(try await store.hasRoom(member: "device-g"))
+        _ = try await store.purge(deviceIDs: ["device-h"])
+        #expect(try await store.hasRoom(member: "device-g") == false)
     }
 
     static func purgeCounts(_ store: any RoomStore) async throws {

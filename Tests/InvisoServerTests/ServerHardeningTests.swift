@@ -286,3 +286,30 @@ struct ServerHardeningTests {
         }
     }
 }
+
+@Suite("TURN route")
+struct TURNRouteTests {
+    @Test("POST /api/turn: credentials for members of a live room only; 404 when not configured")
+    func turnRoute() async throws {
+        let turn = try TURNConfiguration(secret: "s3cret", urls: ["turn:127.0.0.1:3478"], ttl: .seconds(600))
+        try await TestServer.with(turn: turn) { server, _ async throws in
+            _ = try await server.pair(code: "135790", creator: "member-c", joiner: "member-j")
+            let reply = try await server.post("/api/turn", #"{"deviceId":"member-j"}"#)
+            #expect(reply.status == 200)
+            let expected = turn.credential(for: "member-j", now: server.clock.now)
+            #expect(reply.json?["username"]?.stringValue == expected.username)
+            #expect(reply.json?["credential"]?.stringValue == expected.credential)
+            #expect(reply.json?["ttl"] == .integer(600))
+            #expect(reply.json?["urls"] == .array([.string("turn:127.0.0.1:3478")]))
+            #expect(expected.username.hasPrefix("\(Int(server.clock.now.timeIntervalSince1970) + 600):"))
+            #expect(!reply.body.contains("member-j"))
+            let stranger = try await server.post("/api/turn", #"{"deviceId":"nobody"}"#)
+            #expect(stranger.status == 403 && stranger.error == "not_member")
+            #expect(try await server.post("/api/turn", #"{}"#).error == "missing_deviceId")
+        }
+        try await TestServer.with { server, _ async throws in
+            let reply = try await server.post("/api/turn", #"{"deviceId":"x"}"#)
+            #expect(reply.status == 404 && reply.error == "turn_not_configured")
+        }
+    }
+}

@@ -34,6 +34,7 @@ struct RoomAPI: Sendable {
     let environment: ServerEnvironment
     let limits: ServerLimits
     let acceptLimiter: AttemptLimiter
+    let turn: TURNConfiguration?
     let metrics: ServerMetrics
     let logger: Logger
 
@@ -177,6 +178,20 @@ struct RoomAPI: Sendable {
             return RESTReply(status: 200, body: JSONObject([("ok", .bool(true))]))
         }
     }
+
+    /// `POST /api/turn`: TURN credentials for a member of a live room.
+    func turnCredentials(_ body: some Collection<UInt8>) async -> RESTReply {
+        await reply {
+            guard let turn else { throw RESTError.turnNotConfigured }
+            let request = try DeviceRequest(json: try Self.object(body))
+            guard try await store.hasRoom(member: request.deviceId) else { throw RESTError.notMember }
+            let credential = turn.credential(for: request.deviceId, now: environment.now())
+            let response = TURNCredentialsResponse(
+                urls: credential.urls, username: credential.username, credential: credential.credential, ttl: credential.ttl)
+            return RESTReply(status: 200, body: response.json)
+        }
+    }
+
 
     // MARK: - Helpers
 

@@ -46,14 +46,21 @@ public struct ServerConfiguration: Sendable {
     public var port: Int
     /// PEM certificate chain and private key files: serve HTTPS/WSS instead of HTTP/WS.
     public var tls: (certificatePath: String, keyPath: String)?
+    /// The coturn secret and URLs for `POST /api/turn` (`nil`: the route answers
+    /// `404 turn_not_configured`).
+    public var turn: TURNConfiguration?
     /// Limits.
     public var limits: ServerLimits
 
     /// Creates a configuration.
-    public init(host: String = "127.0.0.1", port: Int = 8080, tls: (certificatePath: String, keyPath: String)? = nil, limits: ServerLimits = ServerLimits()) {
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, tls: (certificatePath: String, keyPath: String)? = nil,
+        turn: TURNConfiguration? = nil, limits: ServerLimits = ServerLimits()
+    ) {
         self.host = host
         self.port = port
         self.tls = tls
+        self.turn = turn
         self.limits = limits
     }
 }

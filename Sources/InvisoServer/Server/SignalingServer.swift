@@ -55,7 +55,7 @@ public struct SignalingServer: Sendable {
         api = RoomAPI(
             store: store, hub: hub, environment: environment, limits: configuration.limits,
             acceptLimiter: AttemptLimiter(limit: configuration.limits.failedAttemptsPerMinute, window: 60),
-            metrics: metrics, logger: logger)
+            turn: configuration.turn, metrics: metrics, logger: logger)
     }
 
     /// Migrates the store, then serves until graceful shutdown (SIGTERM or SIGINT, or the
@@ -168,7 +168,7 @@ public struct SignalingServer: Sendable {
             case .deleteRoom: reply = await api.deleteRoom(bytes)
             case .purge: reply = await api.purge(bytes)
             case .badgeReset: reply = await api.resetBadge(bytes)
-            case .turn: reply = RESTReply(.turnNotConfigured)
+            case .turn: reply = await api.turnCredentials(bytes)
             default: reply = RESTReply(.notFound)
             }
         }

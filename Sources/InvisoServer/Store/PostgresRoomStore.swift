@@ -276,6 +276,18 @@ extension PostgresRoomStore {
         return existing.isEmpty ? .notFound : .notMember
     }
 
+    /// Whether a room names `deviceID` as `client1` or `client2` (one `SELECT EXISTS`).
+    ///
+    /// - Throws: ``RoomStoreError/Code/unavailable`` or ``RoomStoreError/Code/corrupt``.
+    public func hasRoom(member deviceID: String) async throws -> Bool {
+        let rows = try await rows(
+            "SELECT EXISTS (SELECT 1 FROM rooms WHERE client1 = \(deviceID) OR client2 = \(deviceID))",
+            "looking up a member's rooms"
+        )
+        guard let row = rows.first else { throw RoomStoreError(.corrupt, "looking up a member's rooms: no result") }
+        return try decode(row, as: Bool.self)
+    }
+
     /// Deletes the rooms naming one of `deviceIDs`, the pending codes they created, and the
     /// pending codes of the deleted rooms, in one statement.
     ///

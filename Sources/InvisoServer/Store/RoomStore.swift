@@ -36,6 +36,10 @@ public protocol RoomStore: Sendable {
     /// Deletes a room on behalf of one of its members.
     func deleteRoom(id roomID: String, deviceID: String) async throws -> DeleteOutcome
 
+    /// Whether some room names `deviceID` as `client1` or `client2` (an exact match).
+    /// Pending codes, accepted or not, do not count: only rooms do.
+    func hasRoom(member deviceID: String) async throws -> Bool
+
     /// Deletes every room and pending code that names one of `deviceIDs` (as `client1` or
     /// `client2`).
     func purge(deviceIDs: [String]) async throws -> PurgeCounts

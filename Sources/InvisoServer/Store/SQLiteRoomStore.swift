@@ -219,6 +219,20 @@ extension SQLiteRoomStore {
         }
     }
 
+    /// Whether a room names `deviceID` as `client1` or `client2` (one read, using the
+    /// `rooms_client1` and `rooms_client2` indexes).
+    ///
+    /// - Throws: ``RoomStoreError/Code/unavailable``.
+    public func hasRoom(member deviceID: String) async throws -> Bool {
+        try await read("looking up a member's rooms") { db in
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT EXISTS (SELECT 1 FROM rooms WHERE client1 = ? OR client2 = ?)",
+                arguments: [deviceID, deviceID]
+            ) ?? false
+        }
+    }
+
     /// Deletes the rooms naming one of `deviceIDs`, the pending codes they created, and the
     /// pending codes of the deleted rooms, in one write transaction.
     ///

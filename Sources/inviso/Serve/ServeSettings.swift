@@ -14,8 +14,7 @@ struct ServeSettings {
     var port: Int
     var storage: Storage
     var tls: (certificatePath: String, keyPath: String)?
-    var turnSecret: String?
-    var turnURLs: [String]
+    var turn: TURNConfiguration?
     var logLevel: Logger.Level
     var jsonLogs: Bool
 
@@ -52,14 +51,15 @@ struct ServeSettings {
         default: throw CLIError("--tls-cert and --tls-key go together")
         }
 
-        turnSecret = value(command.turnSecret, "INVISO_TURN_SECRET")
-        turnURLs =
+        let turnSecret = value(command.turnSecret, "INVISO_TURN_SECRET")
+        let turnURLs =
             command.turnURL.isEmpty
             ? (value(nil, "INVISO_TURN_URL")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? [])
             : command.turnURL
         if (turnSecret == nil) != turnURLs.isEmpty {
             throw CLIError("--turn-secret and --turn-url go together")
         }
+        turn = try turnSecret.map { try TURNConfiguration(secret: $0, urls: turnURLs) }
 
         let level = value(command.logLevel, "INVISO_LOG_LEVEL") ?? "info"
         guard let logLevel = Logger.Level(rawValue: level) else { throw CLIError("unknown log level \(level)") }
@@ -83,6 +83,7 @@ struct ServeSettings {
     func serve(logger: Logger) async throws {
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.tls = tls
+        configuration.turn = turn
         let store: any RoomStore
         var services: [any Service] = []
         switch storage {

@@ -92,6 +92,7 @@ struct TestServer: Sendable {
     static func with(
         limits: ServerLimits = ServerLimits(), store: (any RoomStore)? = nil, bus: (any SignalingBus)? = nil,
         extraServices: [any Service] = [], clock: ManualClock = ManualClock(), logger: Logger? = nil,
+        turn: TURNConfiguration? = nil,
         _ body: @escaping @Sendable (TestServer, ServiceGroup) async throws -> Void
     ) async throws {
         let store = try store ?? SQLiteRoomStore.inMemory()
@@ -100,6 +101,7 @@ struct TestServer: Sendable {
         let logger = logger ?? Logger(label: "inviso.tests.server", factory: { _ in SwiftLogNoOpLogHandler() })
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.limits = limits
+        configuration.turn = turn
         let server = SignalingServer(configuration: configuration, store: store, bus: bus, environment: environment, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
