@@ -1,6 +1,7 @@
 import Foundation
 @testable import InvisoServer
 import InvisoWire
+import NIOCore
 import Testing
 
 /// The room state machine, without sockets: single-instance rules and two instances
@@ -172,5 +173,30 @@ struct SignalingStateTests {
         var corrupt = bytes
         corrupt[0] = 99
         #expect(BusEvent.decode(corrupt) == nil)
+    }
+}
+
+@Suite("Relayed frames")
+struct RelayedFrameTests {
+    @Test("the fast path keeps the sender's bytes and equals re-serializing", arguments: [
+        #"{"type":"webrtc_offer","sdp":"v=0\r\n"}"#,
+        #"{"type":"ice_candidate","candidate":{"candidate":"c","sdpMLineIndex":0,"sdpMid":"0"}} "#,
+        #"{ "type" : "key_exchange", "publicKey":"k", "sessionId":"s", "n": 1.50 }"#,
+        #"{"type":"webrtc_answer","sdp":"x","from":"spoofed"}"#,
+        #"{"type":"webrtc_answer","sdp":"x","roomId":"other-room"}"#,
+        #"{"type":"webrtc_answer","sdp":"x","fr\u006fm":"escaped spoof"}"#,
+    ])
+    func forwarded(text: String) throws {
+        guard case .object(let object) = try JSONValue.parse(text) else { throw TestFailure("not an object") }
+        let frame = SignalingHub.forwarded(object, text: text, from: "client-1", roomID: "room\"1")
+        guard case .object(let result) = try JSONValue.parse(Array(buffer: frame)) else { throw TestFailure("bad output") }
+        guard case .relayed(let expected) = ServerMessage.relay(object, from: "client-1", roomID: "room\"1") else {
+            throw TestFailure("not relayed")
+        }
+        #expect(result == expected)
+        #expect(result["from"]?.stringValue == "client-1" && result["roomId"]?.stringValue == "room\"1")
+        if !text.contains("from") && !text.contains("roomId") && !text.contains("\\u") {
+            #expect(String(buffer: frame).hasPrefix(String(text.trimmingCharacters(in: .whitespaces).dropLast())))
+        }
     }
 }

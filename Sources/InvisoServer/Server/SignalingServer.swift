@@ -97,9 +97,8 @@ public struct SignalingServer: Sendable {
         let hub = self.hub
         let silence = TimeAmount.nanoseconds(Int64(limits.silenceTimeout.components.seconds) * 1_000_000_000
             + limits.silenceTimeout.components.attoseconds / 1_000_000_000)
-        var webSocket = WebSocketServerConfiguration(
+        let webSocket = WebSocketServerConfiguration(
             maxFrameSize: limits.webSocketMessageBytes, autoPing: .disabled, closeTimeout: .seconds(5))
-        webSocket.validateUTF8 = true
         var base = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: webSocket)) {
             request, channel, _ -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> in
             guard request.path == "/" || request.path?.hasPrefix("/?") == true else { return .dontUpgrade }

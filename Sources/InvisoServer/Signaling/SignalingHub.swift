@@ -108,8 +108,8 @@ public final class SignalingHub: Service, Sendable {
             await join(id, roomID: roomID, deviceID: deviceID)
         case .leaveRoom:
             await apply { $0.leave(id) }
-        case .relay(let kind, let object):
-            await relay(kind, object, from: id, now: now)
+        case .relay(_, let object):
+            await relay(object, text: text, from: id, now: now)
         case .ping:
             await send(.pong, to: id)
         case .pingPeer:
@@ -160,21 +160,40 @@ public final class SignalingHub: Service, Sendable {
         await apply { $0.join(id, roomID: roomID, deviceID: deviceID, role: role) }
     }
 
-    private func relay(_ kind: RelayKind, _ object: JSONObject, from id: ConnectionID, now: Date) async {
+    private func relay(_ object: JSONObject, text: String, from id: ConnectionID, now: Date) async {
         let route = shared.withLock { $0.machine.route(from: id, now: now) }
         switch route {
         case .local(let peer, let roomID, let from):
-            let frame = ServerMessage.relay(object, from: from, roomID: roomID).serialized()
             guard let writer = shared.withLock({ $0.writers[peer] }) else { return }
-            metrics.relayed(textBytes: frame.count)
-            try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+            let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
+            metrics.relayed(textBytes: frame.readableBytes)
+            try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
         case .remote(let roomID, let role, let from):
-            let frame = ServerMessage.relay(object, from: from, roomID: roomID).serialized()
-            metrics.relayed(textBytes: frame.count)
-            await publish(.text(roomID: roomID, to: role, frame: frame))
+            let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
+            metrics.relayed(textBytes: frame.readableBytes)
+            await publish(.text(roomID: roomID, to: role, frame: Array(buffer: frame)))
         case .refused(let actions):
             await perform(shared.withLock { resolve(actions, in: $0) })
         }
+    }
+
+    /// The relayed frame: the sender's object with `from` and `roomId` set. When the
+    /// sender did not include either key (every honest client), the original text is kept
+    /// byte for byte and the two members are appended before its closing brace, which is
+    /// what re-serializing would produce without the cost; otherwise the object is
+    /// re-serialized with the sender's values overwritten.
+    static func forwarded(_ object: JSONObject, text: String, from: String, roomID: String) -> ByteBuffer {
+        var utf8 = Substring(text).utf8
+        while let last = utf8.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { utf8 = utf8.dropLast() }
+        guard object["from"] == nil, object["roomId"] == nil, utf8.last == UInt8(ascii: "}") else {
+            return ByteBuffer(bytes: ServerMessage.relay(object, from: from, roomID: roomID).serialized())
+        }
+        let suffix = #","from":"# + JSONValue.string(from).jsonText + #","roomId":"# + JSONValue.string(roomID).jsonText + "}"
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(utf8.count + suffix.utf8.count)
+        buffer.writeBytes(utf8.dropLast())
+        buffer.writeString(suffix)
+        return buffer
     }
 
     private func watch(_ id: ConnectionID, joinID: String, client1: String, now: Date) async {
