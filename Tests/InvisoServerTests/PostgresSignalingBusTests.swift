@@ -152,7 +152,7 @@ enum BusTestServer {
 }
 
 /// SplitMix64: a small seeded generator, so every run sends the same bytes.
-struct SeededBytes: RandomNumberGenerator {
+struct BusPayloadGenerator: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) { state = seed }
@@ -171,7 +171,7 @@ struct SeededBytes: RandomNumberGenerator {
 
     /// `count` messages whose sizes cycle through `sizes`.
     static func messages(_ count: Int, seed: UInt64, sizes: [Int] = BusSizes.mixed) -> [[UInt8]] {
-        var generator = SeededBytes(seed: seed)
+        var generator = BusPayloadGenerator(seed: seed)
         return (0..<count).map { generator.bytes(sizes[$0 % sizes.count]) }
     }
 }
@@ -210,7 +210,7 @@ struct PostgresSignalingBusTests {
     func oneWayInOrder() async throws {
         try await BusTestServer.withBuses { buses, context in
             let (a, b) = (buses[0], buses[1])
-            let sent = SeededBytes.messages(200, seed: 1)
+            let sent = BusPayloadGenerator.messages(200, seed: 1)
             async let receivedAtB = BusTestServer.receive(sent.count, from: b)
             for message in sent { try await a.publish(message) }
             let received = await receivedAtB
@@ -234,8 +234,8 @@ struct PostgresSignalingBusTests {
     func bothDirections() async throws {
         try await BusTestServer.withBuses { buses, _ in
             let (a, b) = (buses[0], buses[1])
-            let fromA = SeededBytes.messages(100, seed: 2)
-            let fromB = SeededBytes.messages(100, seed: 3)
+            let fromA = BusPayloadGenerator.messages(100, seed: 2)
+            let fromB = BusPayloadGenerator.messages(100, seed: 3)
             async let receivedAtA = BusTestServer.receive(fromB.count, from: a)
             async let receivedAtB = BusTestServer.receive(fromA.count, from: b)
             async let sendA: Void = BusTestServer.publish(fromA, on: a)
@@ -254,7 +254,7 @@ struct PostgresSignalingBusTests {
     @Test("three instances: each message reaches both others, in each publisher's order")
     func threeInstances() async throws {
         try await BusTestServer.withBuses(3) { buses, _ in
-            let sent = buses.indices.map { SeededBytes.messages(30, seed: 10 + UInt64($0)) }
+            let sent = buses.indices.map { BusPayloadGenerator.messages(30, seed: 10 + UInt64($0)) }
             try await withThrowingTaskGroup(of: (Int, [BusMessage]).self) { group in
                 for (index, bus) in buses.enumerated() {
                     group.addTask { (index, await BusTestServer.receive(60, from: bus)) }
@@ -281,7 +281,7 @@ struct PostgresSignalingBusTests {
             await #expect(throws: SignalingBusError(.payloadTooLarge)) {
                 try await a.publish([UInt8](repeating: 7, count: PostgresSignalingBus.maximumPayloadSize + 1))
             }
-            var generator = SeededBytes(seed: 4)
+            var generator = BusPayloadGenerator(seed: 4)
             let largest = generator.bytes(PostgresSignalingBus.maximumPayloadSize)
             async let received = BusTestServer.receive(1, from: b)
             try await a.publish(largest)
@@ -327,7 +327,7 @@ struct PostgresSignalingBusTests {
             #expect(killed.count == 1)
 
             let received = BusTestServer.Inbox()
-            let sent = SeededBytes.messages(40, seed: 5).map { [0x01] + $0 }
+            let sent = BusPayloadGenerator.messages(40, seed: 5).map { [0x01] + $0 }
             try await BusTestServer.collect(from: b, into: received) {
                 // Messages sent before b listens again are lost: probe until one arrives.
                 try await Self.probe(from: a, until: received)
@@ -436,7 +436,7 @@ struct PostgresSignalingBusTests {
         try await BusTestServer.withBuses { buses, _ in
             let (a, b) = (buses[0], buses[1])
             for (label, count, size) in [("inline, 100 B", 1_000, 100), ("spilled, 16 KiB", 200, 16_384)] {
-                let sent = SeededBytes.messages(count, seed: 6, sizes: [size])
+                let sent = BusPayloadGenerator.messages(count, seed: 6, sizes: [size])
                 let clock = ContinuousClock()
                 let start = clock.now
                 async let received = BusTestServer.receive(count, from: b)
@@ -527,7 +527,7 @@ struct BusNotificationTests {
 
     @Test("inline messages round-trip, and their length is what inlineLength(originLength:payloadCount:) says")
     func inlineRoundTrip() {
-        var generator = SeededBytes(seed: 7)
+        var generator = BusPayloadGenerator(seed: 7)
         for size in Array(0...64) + [1_000, 5_800, 5_810] {
             let notification = BusNotification.inline(origin: "A.b_c-9", payload: generator.bytes(size))
             #expect(BusNotification(text: notification.text) == notification)

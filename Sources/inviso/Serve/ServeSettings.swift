@@ -85,18 +85,24 @@ struct ServeSettings {
         configuration.tls = tls
         configuration.turn = turn
         let store: any RoomStore
+        var bus: (any SignalingBus)?
         var services: [any Service] = []
         switch storage {
         case .sqlite(let path):
             store = try SQLiteRoomStore(path: path)
             logger.info("storage: SQLite", metadata: ["path": "\(path)"])
         case .postgres(let url):
-            let postgres = PostgresRoomStore(configuration: try PostgresRoomStore.configuration(url: url), logger: logger)
-            services.append(postgres)
+            let database = try PostgresRoomStore.configuration(url: url)
+            let postgres = PostgresRoomStore(configuration: database, logger: logger)
+            // Members of one room may reach different instances: signaling crosses over
+            // LISTEN/NOTIFY on the same database.
+            let signaling = PostgresSignalingBus(configuration: database, logger: logger)
+            services += [postgres, signaling]
             store = postgres
-            logger.info("storage: PostgreSQL")
+            bus = signaling
+            logger.info("storage: PostgreSQL; signaling between instances over LISTEN/NOTIFY")
         }
-        let server = SignalingServer(configuration: configuration, store: store, logger: logger)
+        let server = SignalingServer(configuration: configuration, store: store, bus: bus, logger: logger)
         let scheme = tls == nil ? "http" : "https"
         let host = self.host
         try await server.run(services: services) { port in
