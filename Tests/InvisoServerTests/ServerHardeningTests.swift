@@ -225,6 +225,10 @@ struct ServerHardeningTests {
             try await joiner.send(binary: [UInt8](repeating: 2, count: 600))
             guard case .binary(let second)? = try await creator.nextEvent() else { throw TestFailure("no binary") }
             #expect(second.count == 600)
+            let metrics = try await server.request("GET", "/metrics").body
+            #expect(metrics.contains(#"inviso_rate_limited_total{limit="room_quota"} 1"#))
+            #expect(metrics.contains(#"inviso_rate_limited_total{limit="socket"} 0"#))
+            #expect(metrics.contains(#"inviso_relayed_messages_total{kind="binary"} 2"#))
         }
     }
 

@@ -121,10 +121,13 @@ public final class SignalingHub: Service, Sendable {
 
     private func receive(binary: ByteBuffer, from id: ConnectionID) async {
         let now = environment.now()
-        let route: RelayRoute? = shared.withLock { shared in
-            if let refused = shared.machine.admit(id, now: now) { return .refused(refused) }
-            return shared.machine.route(from: id, binaryBytes: binary.readableBytes, now: now)
+        let (route, limit): (RelayRoute, ServerMetrics.Limit?) = shared.withLock { shared in
+            if let refused = shared.machine.admit(id, now: now) { return (.refused(refused), .socket) }
+            let route = shared.machine.route(from: id, binaryBytes: binary.readableBytes, now: now)
+            let overQuota = route == .refused([.send(id, .error(SignalingState.quotaText))])
+            return (route, overQuota ? .roomQuota : nil)
         }
+        if let limit { metrics.rateLimited(limit) }
         switch route {
         case .local(let peer, _, _):
             guard let writer = shared.withLock({ $0.writers[peer] }) else { return }
@@ -134,10 +137,7 @@ public final class SignalingHub: Service, Sendable {
             metrics.relayed(binaryBytes: binary.readableBytes)
             await publish(.binary(roomID: roomID, to: role, frame: Array(buffer: binary)))
         case .refused(let actions):
-            metrics.rateLimited(actions.contains { if case .close = $0 { true } else { false } } ? .socket : .roomQuota)
             await perform(shared.withLock { resolve(actions, in: $0) })
-        case nil:
-            return
         }
     }
 
