@@ -264,8 +264,10 @@ extension PostgresSignalingBus {
     /// - Throws: ``SignalingBusError/Code/payloadTooLarge`` for a message over 1 MiB;
     ///   ``SignalingBusError/Code/notRunning`` when ``run()`` is not running (or stops
     ///   before the message is sent); ``SignalingBusError/Code/unavailable`` when the
-    ///   database failed. In each case the message was not sent. `CancellationError` when
-    ///   the task is already cancelled (once queued, a message is sent regardless).
+    ///   database failed. In each case the message was not sent (unless the connection
+    ///   broke after the database took it, which cannot be told apart).
+    ///   `CancellationError` when the task is already cancelled (once queued, a message is
+    ///   sent regardless). While the database is unreachable, publishes wait for it.
     public func publish(_ message: [UInt8]) async throws {
         guard message.count <= Self.maximumPayloadSize else {
             throw SignalingBusError(
@@ -293,7 +295,8 @@ extension PostgresSignalingBus {
     }
 
     /// The messages other instances publish, in arrival order; it finishes when ``run()``
-    /// ends. Call once: the stream has one consumer.
+    /// ends. Call once: the stream has one consumer. Messages wait in it without limit
+    /// until read, so its consumer should read continuously.
     public func messages() -> AsyncStream<BusMessage> {
         inbox
     }
