@@ -114,6 +114,8 @@ struct SignalingStateTests {
         _ = exchange(&one, &two, creatorJoin, from: "one")  // nobody on two yet: ignored
         let joinerJoin = two.join(b, roomID: "r", deviceID: "j", role: .joiner)
         #expect(sends(joinerJoin, to: b) == [.roomJoined(roomID: "r", userCount: 1, isInitiator: false, ready: false)])
+        // Published after the local answer: the other side's reply must not overtake it.
+        #expect(joinerJoin.last == .publish(.seated(roomID: "r", role: .joiner)))
         let (onOne, onTwo) = exchange(&one, &two, joinerJoin, from: "two")
         #expect(sends(onOne, to: a) == [.roomReady(roomID: "r", isInitiator: true)])
         #expect(sends(onTwo, to: b) == [.roomReady(roomID: "r", isInitiator: false)])

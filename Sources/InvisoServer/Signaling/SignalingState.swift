@@ -152,7 +152,6 @@ struct SignalingState: Sendable {
         connection.seat = Seat(roomID: roomID, role: role, deviceID: deviceID)
         connections[id] = connection
         rooms[roomID] = presence
-        if clustered { actions.append(.publish(.seated(roomID: roomID, role: role))) }
 
         let other = role.other
         let ready = presence.isPresent(other)
@@ -164,6 +163,9 @@ struct SignalingState: Sendable {
                 actions.append(.send(peer, .roomReady(roomID: roomID, isInitiator: other == .creator)))
             }
         }
+        // Published last: the answer (`present`) can trigger our `room_ready` to this
+        // socket, which must not overtake its `room_joined`.
+        if clustered { actions.append(.publish(.seated(roomID: roomID, role: role))) }
         return actions
     }
 
