@@ -62,6 +62,7 @@ let package = Package(
             name: "InvisoServer",
             dependencies: [
                 "InvisoWire",
+                "InvisoCrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

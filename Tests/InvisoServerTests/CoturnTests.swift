@@ -1,5 +1,6 @@
 import Foundation
 import InvisoServer
+import InvisoWire
 import Testing
 
 #if canImport(Glibc)
@@ -69,7 +70,7 @@ struct CoturnTests {
 
     /// Runs the client with `credential` and expects coturn to refuse it with 401.
     private func expectRefused(
-        _ credential: TURNCredential, server: CoturnServer, uclient: URL, in directory: URL,
+        _ credential: TURNCredentialsResponse, server: CoturnServer, uclient: URL, in directory: URL,
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let refused = try await Coturn.allocate(uclient, port: server.port, credential: credential, in: directory)
@@ -126,7 +127,7 @@ enum Coturn {
     /// `turnutils_uclient` exits 0 when both allocations work and non-zero (after
     /// retrying) when the server refuses the credential.
     static func allocate(
-        _ uclient: URL, port: UInt16, credential: TURNCredential, in directory: URL
+        _ uclient: URL, port: UInt16, credential: TURNCredentialsResponse, in directory: URL
     ) async throws -> Outcome {
         try await run(
             uclient,

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import InvisoServer
+import InvisoWire
 import Testing
 
 /// One known answer for ``TURNConfiguration/credential(for:now:)``, computed outside Swift.
@@ -58,7 +59,7 @@ struct TURNCredentialTests {
         let issued = configuration.credential(for: vector.deviceID, now: vector.now)
         #expect(
             issued
-                == TURNCredential(
+                == TURNCredentialsResponse(
                     urls: Self.urls, username: vector.username, credential: vector.credential,
                     ttl: Int(vector.ttlSeconds)
                 )

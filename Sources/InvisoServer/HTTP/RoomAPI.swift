@@ -76,10 +76,7 @@ struct RoomAPI: Sendable {
     func acceptRoom(_ body: some Collection<UInt8>, clientAddress: String) async -> RESTReply {
         await reply {
             let now = environment.now()
-            guard !acceptLimiter.isBlocked(clientAddress, now: now) else {
-                metrics.rateLimited(.accept)
-                throw RESTError.tooManyAttempts
-            }
+            try refuseIfBlocked(clientAddress, now: now)
             let request = try AcceptRoomRequest(json: try Self.object(body))
             let roomID = environment.randomHex(24)
             let outcome = try await store.accept(
@@ -106,10 +103,7 @@ struct RoomAPI: Sendable {
     func checkRoom(_ body: some Collection<UInt8>, clientAddress: String) async -> RESTReply {
         await reply {
             let now = environment.now()
-            guard !acceptLimiter.isBlocked(clientAddress, now: now) else {
-                metrics.rateLimited(.accept)
-                throw RESTError.tooManyAttempts
-            }
+            try refuseIfBlocked(clientAddress, now: now)
             let request = try CheckRoomRequest(json: try Self.object(body))
             switch try await store.check(joinID: request.joinid, client1: request.client1, now: now) {
             case .accepted(let roomID):
@@ -185,15 +179,20 @@ struct RoomAPI: Sendable {
             guard let turn else { throw RESTError.turnNotConfigured }
             let request = try DeviceRequest(json: try Self.object(body))
             guard try await store.hasRoom(member: request.deviceId) else { throw RESTError.notMember }
-            let credential = turn.credential(for: request.deviceId, now: environment.now())
-            let response = TURNCredentialsResponse(
-                urls: credential.urls, username: credential.username, credential: credential.credential, ttl: credential.ttl)
-            return RESTReply(status: 200, body: response.json)
+            return RESTReply(status: 200, body: turn.credential(for: request.deviceId, now: environment.now()).json)
         }
     }
 
 
     // MARK: - Helpers
+
+    /// `429 too_many_attempts` when `clientAddress` used up its failed accepts and checks.
+    private func refuseIfBlocked(_ clientAddress: String, now: Date) throws(RESTError) {
+        guard !acceptLimiter.isBlocked(clientAddress, now: now) else {
+            metrics.rateLimited(.accept)
+            throw .tooManyAttempts
+        }
+    }
 
     /// Counts a failed guess against `joinID` and logs when that burnt the code.
     private func burnIfGuessed(_ joinID: String, now: Date) async throws {

@@ -1,4 +1,5 @@
 public import Foundation
+import InvisoCrypto
 
 /// The server's clock and randomness, injected so tests control expiry, rate limits and
 /// generated identifiers.
@@ -25,7 +26,7 @@ public struct ServerEnvironment: Sendable {
 
     /// Lowercase hex of `count` random bytes.
     func randomHex(_ count: Int) -> String {
-        Self.hex(randomBytes(count))
+        Hex.encode(randomBytes(count))
     }
 
     /// A random 6-digit join code (uniform: rejection sampling over 20 bits).
@@ -45,23 +46,6 @@ public struct ServerEnvironment: Sendable {
         var bytes = randomBytes(16)
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = Self.hex(bytes)
-        let parts = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            let start = hex.index(hex.startIndex, offsetBy: range.lowerBound)
-            let end = hex.index(hex.startIndex, offsetBy: range.upperBound)
-            return String(hex[start..<end])
-        }
-        return parts.joined(separator: "-")
-    }
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        return [0..<4, 4..<6, 6..<8, 8..<10, 10..<16].map { Hex.encode(bytes[$0]) }.joined(separator: "-")
     }
 }

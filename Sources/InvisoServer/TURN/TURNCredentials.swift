@@ -1,5 +1,7 @@
 public import Crypto
 public import Foundation
+import InvisoCrypto
+public import InvisoWire
 
 /// The TURN servers the rendezvous server hands out, and the secret it shares with them.
 ///
@@ -84,13 +86,14 @@ public struct TURNConfiguration: Sendable {
     /// - Parameters:
     ///   - deviceID: The device asking; only a hash of it appears in the username.
     ///   - now: The current time (passed in so tests control expiry).
-    /// - Returns: The URLs, username, credential and lifetime in seconds.
-    public func credential(for deviceID: String, now: Date) -> TURNCredential {
+    /// - Returns: The URLs, username, credential and lifetime in seconds: the body of
+    ///   `POST /api/turn`.
+    public func credential(for deviceID: String, now: Date) -> TURNCredentialsResponse {
         let ttlSeconds = Int(ttl.components.seconds)
         let expiry = Int(now.timeIntervalSince1970.rounded(.down)) + ttlSeconds
         let username = "\(expiry):\(Self.userID(forDeviceID: deviceID))"
         let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Data(username.utf8), using: secret)
-        return TURNCredential(
+        return TURNCredentialsResponse(
             urls: urls, username: username, credential: Data(mac).base64EncodedString(), ttl: ttlSeconds
         )
     }
@@ -104,11 +107,7 @@ public struct TURNConfiguration: Sendable {
     /// - Parameter deviceID: The device ID.
     /// - Returns: Sixteen characters from `0-9a-f`.
     public static func userID(forDeviceID deviceID: String) -> String {
-        let digest = SHA256.hash(data: Data("inviso-turn:\(deviceID)".utf8))
-        return digest.prefix(8).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 0x10 ? "0" + hex : hex
-        }.joined()
+        Hex.encode(SHA256.hash(data: Data("inviso-turn:\(deviceID)".utf8)).prefix(8))
     }
 
     /// Whether `url` is `turn:`, `turns:` or `stun:` followed by at least one character,
@@ -145,64 +144,5 @@ extension TURNConfiguration: CustomReflectable {
     /// A mirror (for `dump` and debuggers) without the secret's bytes.
     public var customMirror: Mirror {
         Mirror(self, children: ["urls": urls, "ttl": ttl, "secret": "<redacted>"], displayStyle: .struct)
-    }
-}
-
-/// A time-limited TURN credential for one device, as the REST layer returns it:
-/// `{"urls": […], "username": …, "credential": …, "ttl": …}`.
-///
-/// Made by ``TURNConfiguration/credential(for:now:)``. The ``credential`` is a password
-/// until it expires: `description` shows it as `<redacted>`.
-public struct TURNCredential: Sendable, Equatable {
-    /// The TURN and STUN server URLs to use with this credential.
-    public var urls: [String]
-    /// `"<expiry in Unix seconds>:<user id>"`.
-    public var username: String
-    /// `base64(HMAC-SHA1(secret, username))`, the TURN password.
-    public var credential: String
-    /// How many seconds the credential is valid from when it was issued.
-    public var ttl: Int
-
-    /// Creates a credential from its fields (normally made by
-    /// ``TURNConfiguration/credential(for:now:)``).
-    ///
-    /// - Parameters:
-    ///   - urls: The server URLs.
-    ///   - username: The TURN username.
-    ///   - credential: The TURN password.
-    ///   - ttl: The lifetime in seconds.
-    public init(urls: [String], username: String, credential: String, ttl: Int) {
-        self.urls = urls
-        self.username = username
-        self.credential = credential
-        self.ttl = ttl
-    }
-}
-
-// MARK: - CustomStringConvertible
-
-extension TURNCredential: CustomStringConvertible {
-    /// The URLs, username and lifetime; the credential is shown as `<redacted>`.
-    public var description: String {
-        "TURNCredential(urls: \(urls), username: \(username), credential: <redacted>, ttl: \(ttl))"
-    }
-}
-
-// MARK: - CustomDebugStringConvertible
-
-extension TURNCredential: CustomDebugStringConvertible {
-    /// The same as ``description``.
-    public var debugDescription: String { description }
-}
-
-// MARK: - CustomReflectable
-
-extension TURNCredential: CustomReflectable {
-    /// A mirror (for `dump` and debuggers) without the credential.
-    public var customMirror: Mirror {
-        Mirror(
-            self, children: ["urls": urls, "username": username, "credential": "<redacted>", "ttl": ttl],
-            displayStyle: .struct
-        )
     }
 }

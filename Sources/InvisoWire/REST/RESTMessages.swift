@@ -222,6 +222,9 @@ public struct DeviceRequest: Codable, Sendable, Equatable {
 }
 
 /// `POST /api/turn` answer: short-lived TURN credentials (coturn's `use-auth-secret`).
+///
+/// The ``credential`` is a password until it expires: `description`, `debugDescription`
+/// and the mirror (`dump`) show it as `<redacted>`.
 public struct TURNCredentialsResponse: Codable, Sendable, Equatable {
     /// The TURN/STUN URLs to use them with.
     public var urls: [String]
@@ -246,6 +249,34 @@ public struct TURNCredentialsResponse: Codable, Sendable, Equatable {
             ("urls", .array(urls.map { .string($0) })), ("username", .string(username)),
             ("credential", .string(credential)), ("ttl", .integer(ttl)),
         ])
+    }
+}
+
+// MARK: - TURNCredentialsResponse: CustomStringConvertible
+
+extension TURNCredentialsResponse: CustomStringConvertible {
+    /// The URLs, username and lifetime; the credential is shown as `<redacted>`.
+    public var description: String {
+        "TURNCredentialsResponse(urls: \(urls), username: \(username), credential: <redacted>, ttl: \(ttl))"
+    }
+}
+
+// MARK: - TURNCredentialsResponse: CustomDebugStringConvertible
+
+extension TURNCredentialsResponse: CustomDebugStringConvertible {
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+}
+
+// MARK: - TURNCredentialsResponse: CustomReflectable
+
+extension TURNCredentialsResponse: CustomReflectable {
+    /// A mirror (for `dump` and debuggers) without the credential.
+    public var customMirror: Mirror {
+        Mirror(
+            self, children: ["urls": urls, "username": username, "credential": "<redacted>", "ttl": ttl],
+            displayStyle: .struct
+        )
     }
 }
 
