@@ -95,8 +95,7 @@ public struct SignalingServer: Sendable {
         let router = makeRouter()
         let limits = configuration.limits
         let hub = self.hub
-        let silence = TimeAmount.nanoseconds(Int64(limits.silenceTimeout.components.seconds) * 1_000_000_000
-            + limits.silenceTimeout.components.attoseconds / 1_000_000_000)
+        let silence = TimeAmount(limits.silenceTimeout)
         let webSocket = WebSocketServerConfiguration(
             maxFrameSize: limits.webSocketMessageBytes, autoPing: .disabled, closeTimeout: .seconds(5))
         var base = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: webSocket)) {

@@ -23,6 +23,17 @@ public final class SignalingHub: Service, Sendable {
         var machine: SignalingState
         var writers: [ConnectionID: WebSocketOutboundWriter] = [:]
         var nextID: UInt64 = 1
+
+        /// The writer of the member a relay goes to, when it is local.
+        func peerWriter(_ route: RelayRoute) -> WebSocketOutboundWriter? {
+            guard case .local(let peer, _, _) = route else { return nil }
+            return writers[peer]
+        }
+
+        /// The writer of the local member in seat `role` of `roomID`.
+        func localWriter(roomID: String, role: RoomRole) -> WebSocketOutboundWriter? {
+            machine.localMember(roomID: roomID, role: role).flatMap { writers[$0] }
+        }
     }
 
     private let shared: Mutex<Shared>
@@ -121,16 +132,16 @@ public final class SignalingHub: Service, Sendable {
 
     private func receive(binary: ByteBuffer, from id: ConnectionID) async {
         let now = environment.now()
-        let (route, limit): (RelayRoute, ServerMetrics.Limit?) = shared.withLock { shared in
-            if let refused = shared.machine.admit(id, now: now) { return (.refused(refused), .socket) }
+        let (route, writer, limit): (RelayRoute, WebSocketOutboundWriter?, ServerMetrics.Limit?) = shared.withLock { shared in
+            if let refused = shared.machine.admit(id, now: now) { return (.refused(refused), nil, .socket) }
             let route = shared.machine.route(from: id, binaryBytes: binary.readableBytes, now: now)
             let overQuota = route == .refused([.send(id, .error(SignalingState.quotaText))])
-            return (route, overQuota ? .roomQuota : nil)
+            return (route, shared.peerWriter(route), overQuota ? .roomQuota : nil)
         }
         if let limit { metrics.rateLimited(limit) }
         switch route {
-        case .local(let peer, _, _):
-            guard let writer = shared.withLock({ $0.writers[peer] }) else { return }
+        case .local:
+            guard let writer else { return }
             metrics.relayed(binaryBytes: binary.readableBytes)
             try? await writer.write(.binary(binary))
         case .remote(let roomID, let role, _):
@@ -161,13 +172,16 @@ public final class SignalingHub: Service, Sendable {
     }
 
     private func relay(_ object: JSONObject, text: String, from id: ConnectionID, now: Date) async {
-        let route = shared.withLock { $0.machine.route(from: id, now: now) }
+        let (route, writer) = shared.withLock { shared in
+            let route = shared.machine.route(from: id, now: now)
+            return (route, shared.peerWriter(route))
+        }
         switch route {
-        case .local(let peer, let roomID, let from):
-            guard let writer = shared.withLock({ $0.writers[peer] }) else { return }
+        case .local(_, let roomID, let from):
+            guard let writer else { return }
             let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
             metrics.relayed(textBytes: frame.readableBytes)
-            try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
+            await Self.writeText(frame, to: writer)
         case .remote(let roomID, let role, let from):
             let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
             metrics.relayed(textBytes: frame.readableBytes)
@@ -175,6 +189,11 @@ public final class SignalingHub: Service, Sendable {
         case .refused(let actions):
             await perform(shared.withLock { resolve(actions, in: $0) })
         }
+    }
+
+    /// Writes one text frame, ignoring a socket that closed meanwhile.
+    private static func writeText(_ frame: ByteBuffer, to writer: WebSocketOutboundWriter) async {
+        try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
     }
 
     /// The relayed frame: the sender's object with `from` and `roomId` set. When the
@@ -258,12 +277,10 @@ public final class SignalingHub: Service, Sendable {
             }
             switch event {
             case .text(let roomID, let role, let frame):
-                guard let writer = shared.withLock({ shared in shared.machine.localMember(roomID: roomID, role: role).flatMap { shared.writers[$0] } })
-                else { continue }
-                try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+                guard let writer = shared.withLock({ $0.localWriter(roomID: roomID, role: role) }) else { continue }
+                await Self.writeText(ByteBuffer(bytes: frame), to: writer)
             case .binary(let roomID, let role, let frame):
-                guard let writer = shared.withLock({ shared in shared.machine.localMember(roomID: roomID, role: role).flatMap { shared.writers[$0] } })
-                else { continue }
+                guard let writer = shared.withLock({ $0.localWriter(roomID: roomID, role: role) }) else { continue }
                 try? await writer.write(.binary(ByteBuffer(bytes: frame)))
             default:
                 await apply { $0.received(event, from: message.origin) }
@@ -306,7 +323,7 @@ public final class SignalingHub: Service, Sendable {
         for action in actions {
             switch action {
             case .send(let writer, let frame):
-                try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+                await Self.writeText(ByteBuffer(bytes: frame), to: writer)
             case .close(let writer, let code, let reason):
                 try? await writer.close(WebSocketErrorCode(codeNumber: Int(code)), reason: reason)
             case .publish(let event):

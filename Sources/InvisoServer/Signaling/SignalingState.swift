@@ -317,9 +317,6 @@ struct SignalingState: Sendable {
         rooms[roomID]?.local[role]
     }
 
-    /// The client id of a connection.
-    func clientID(of id: ConnectionID) -> String? { connections[id]?.clientID }
-
     /// The seat a connection holds.
     func seat(of id: ConnectionID) -> Seat? { connections[id]?.seat }
 
