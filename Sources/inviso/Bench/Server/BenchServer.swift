@@ -119,12 +119,9 @@ struct BenchServer: AsyncParsableCommand {
             let joinerID = "bench-j-\(index)-\(UUID().uuidString)"
             let start = clock.now
             let roomID = try await Self.pair(http, creatorID: creatorID, joinerID: joinerID)
-            let readyA = creator.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(creatorID)"}"#, thenExpect: "room_ready")
-            let readyB = joiner.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(joinerID)"}"#, thenExpect: "room_ready")
-            try await readyA.get()
-            try await readyB.get()
+            try await Self.join(roomID, creator: (creator, creatorID), joiner: (joiner, joinerID))
             let elapsed = clock.now - start
-            if index >= 20 { samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3) }
+            if index >= 20 { samples.append(elapsed / .milliseconds(1)) }
             _ = try? await http.post("/api/user/purge", #"{"deviceIds":["\#(creatorID)"]}"#)
             try? await creator.channel.close()
             try? await joiner.channel.close()
@@ -150,10 +147,7 @@ struct BenchServer: AsyncParsableCommand {
             // The bare relay has no rooms: it pairs sockets by connection order.
             if !bare {
                 let roomID = try await Self.pair(http, creatorID: creatorID, joinerID: joinerID)
-                let readyA = creator.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(creatorID)"}"#, thenExpect: "room_ready")
-                let readyB = joiner.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(joinerID)"}"#, thenExpect: "room_ready")
-                try await readyA.get()
-                try await readyB.get()
+                try await Self.join(roomID, creator: (creator, creatorID), joiner: (joiner, joinerID))
             }
             try await joiner.count(into: counter).get()
             sockets.append((creator, joiner))
@@ -190,8 +184,7 @@ struct BenchServer: AsyncParsableCommand {
             try? await a.channel.close()
             try? await b.channel.close()
         }
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return Double(total) / seconds
+        return Double(total) / (elapsed / .seconds(1))
     }
 
     // MARK: - Idle sockets
@@ -293,6 +286,16 @@ struct BenchServer: AsyncParsableCommand {
     }
 
     // MARK: - Helpers
+
+    /// Both members send `join_room` at once; returns when both have `room_ready`.
+    private static func join(
+        _ roomID: String, creator: (socket: BenchSocket, id: String), joiner: (socket: BenchSocket, id: String)
+    ) async throws {
+        let ready = [creator, joiner].map { member in
+            member.socket.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(member.id)"}"#, thenExpect: "room_ready")
+        }
+        for future in ready { try await future.get() }
+    }
 
     /// Creates a code (server-allocated) and accepts it; returns the room id.
     private static func pair(_ http: BenchHTTPClient, creatorID: String, joinerID: String) async throws -> String {

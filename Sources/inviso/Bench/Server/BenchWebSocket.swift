@@ -178,10 +178,6 @@ struct BenchSocket: Sendable {
         }
     }
 
-    func expect(_ needle: String) -> EventLoopFuture<Void> {
-        channel.eventLoop.submit { handler.value.expect(Array(needle.utf8), on: channel.eventLoop) }.flatMap { $0 }
-    }
-
     /// Counts every frame into `counter`.
     func count(into counter: FrameCounter) -> EventLoopFuture<Void> {
         channel.eventLoop.submit { handler.value.onFrame = { _ in counter.add() } }
