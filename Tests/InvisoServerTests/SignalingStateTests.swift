@@ -190,7 +190,7 @@ struct RelayedFrameTests {
     ])
     func forwarded(text: String) throws {
         guard case .object(let object) = try JSONValue.parse(text) else { throw TestFailure("not an object") }
-        let frame = SignalingHub.forwarded(object, text: text, from: "client-1", roomID: "room\"1")
+        let frame = SignalingHub.forwarded(object, text: text.utf8, from: "client-1", roomID: "room\"1")
         guard case .object(let result) = try JSONValue.parse(Array(buffer: frame)) else { throw TestFailure("bad output") }
         guard case .relayed(let expected) = ServerMessage.relay(object, from: "client-1", roomID: "room\"1") else {
             throw TestFailure("not relayed")

@@ -2,7 +2,6 @@ import Foundation
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import HummingbirdWebSocket
 import InvisoWire
 public import Logging
 import NIOCore
@@ -49,8 +48,7 @@ public struct SignalingServer: Sendable {
         self.logger = logger
         startedAt = environment.now()
         hub = SignalingHub(
-            store: store, bus: bus, limits: configuration.limits.signaling,
-            maxMessageSize: configuration.limits.webSocketMessageBytes, environment: environment, metrics: metrics,
+            store: store, bus: bus, limits: configuration.limits.signaling, environment: environment, metrics: metrics,
             logger: logger)
         api = RoomAPI(
             store: store, hub: hub, environment: environment, limits: configuration.limits,
@@ -95,18 +93,10 @@ public struct SignalingServer: Sendable {
         let router = makeRouter()
         let limits = configuration.limits
         let hub = self.hub
-        let silence = TimeAmount(limits.silenceTimeout)
-        let webSocket = WebSocketServerConfiguration(
-            maxFrameSize: limits.webSocketMessageBytes, autoPing: .disabled, closeTimeout: .seconds(5))
-        var base = HTTPServerBuilder.http1WebSocketUpgrade(configuration: .init(ws: webSocket)) {
-            request, channel, _ -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> in
-            guard request.path == "/" || request.path?.hasPrefix("/?") == true else { return .dontUpgrade }
-            channel.eventLoop.execute {
-                try? channel.pipeline.syncOperations.addHandler(SilenceTimeoutHandler(timeout: silence), position: .first)
-            }
-            return .upgrade([:]) { inbound, outbound, _ in
-                try await hub.serve(inbound: inbound, outbound: outbound)
-            }
+        var base = HTTPServerBuilder { responder in
+            SignalingChannel(
+                responder: responder, hub: hub, maxMessageBytes: limits.webSocketMessageBytes,
+                silenceTimeout: TimeAmount(limits.silenceTimeout))
         }
         if let tls = configuration.tls {
             let certificates = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }

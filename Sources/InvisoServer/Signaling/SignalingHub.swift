@@ -1,19 +1,20 @@
 import Foundation
-import HummingbirdWebSocket
 import InvisoWire
 import Logging
 import Prometheus
 import NIOCore
-import NIOWebSocket
 public import ServiceLifecycle
 import Synchronization
 
 /// The WebSocket signaling server: owns the ``SignalingState`` machine, the sockets'
 /// writers and the link to other instances, and does the I/O the machine asks for.
 ///
-/// State changes happen under one lock, without awaiting; the frames they produce are
-/// written after the lock is released. A socket's messages are handled in order, one at
-/// a time, so what one member sends reaches the other in the order it was sent.
+/// Sockets call in from their event loops (``SignalingSocketHandler``). State changes
+/// happen under one lock, without awaiting; the frames they produce are written after the
+/// lock is released, without waiting either. What must wait — a store lookup, a publish
+/// to other instances, a peer that is not reading — comes back as a ``Pending`` that the
+/// socket runs before it handles its next message, so what one member sends reaches the
+/// other in the order it was sent.
 ///
 /// As a `Service`, ``run()`` consumes the bus and, on graceful shutdown, closes every
 /// socket with 1001 (going away). Put it after the HTTP application in the service group
@@ -21,19 +22,27 @@ import Synchronization
 public final class SignalingHub: Service, Sendable {
     struct Shared: Sendable {
         var machine: SignalingState
-        var writers: [ConnectionID: WebSocketOutboundWriter] = [:]
+        var writers: [ConnectionID: SocketWriter] = [:]
         var nextID: UInt64 = 1
 
         /// The writer of the member a relay goes to, when it is local.
-        func peerWriter(_ route: RelayRoute) -> WebSocketOutboundWriter? {
+        func peerWriter(_ route: RelayRoute) -> SocketWriter? {
             guard case .local(let peer, _, _) = route else { return nil }
             return writers[peer]
         }
 
         /// The writer of the local member in seat `role` of `roomID`.
-        func localWriter(roomID: String, role: RoomRole) -> WebSocketOutboundWriter? {
+        func localWriter(roomID: String, role: RoomRole) -> SocketWriter? {
             machine.localMember(roomID: roomID, role: role).flatMap { writers[$0] }
         }
+    }
+
+    /// What a socket must wait for before it handles its next message.
+    enum Pending: Sendable {
+        /// Asynchronous work (a store lookup, a publish).
+        case work(@Sendable () async -> Void)
+        /// The peer's socket draining below its low-water mark.
+        case peerWritable(SocketWriter)
     }
 
     private let shared: Mutex<Shared>
@@ -42,12 +51,10 @@ public final class SignalingHub: Service, Sendable {
     private let environment: ServerEnvironment
     private let metrics: ServerMetrics
     private let logger: Logger
-    /// The largest WebSocket message accepted.
-    let maxMessageSize: Int
 
     init(
-        store: any RoomStore, bus: (any SignalingBus)?, limits: SignalingLimits, maxMessageSize: Int,
-        environment: ServerEnvironment, metrics: ServerMetrics, logger: Logger
+        store: any RoomStore, bus: (any SignalingBus)?, limits: SignalingLimits, environment: ServerEnvironment,
+        metrics: ServerMetrics, logger: Logger
     ) {
         shared = Mutex(Shared(machine: SignalingState(limits: limits, clustered: bus != nil)))
         self.store = store
@@ -55,7 +62,6 @@ public final class SignalingHub: Service, Sendable {
         self.environment = environment
         self.metrics = metrics
         self.logger = logger
-        self.maxMessageSize = maxMessageSize
     }
 
     /// The number of open sockets.
@@ -63,76 +69,71 @@ public final class SignalingHub: Service, Sendable {
 
     // MARK: - Sockets
 
-    /// Serves one upgraded WebSocket until it closes.
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+    /// Registers an upgraded socket and greets it with `connected`.
+    func open(_ writer: SocketWriter) -> ConnectionID {
         let clientID = environment.randomUUID()
         let (id, greeting) = shared.withLock { shared in
             let id = ConnectionID(shared.nextID)
             shared.nextID += 1
-            shared.writers[id] = outbound
+            shared.writers[id] = writer
             return (id, resolve(shared.machine.open(id, clientID: clientID), in: shared))
         }
         metrics.connections.increment()
         logger.debug("socket opened", metadata: ["connection": "\(id)"])
-        defer {
-            metrics.connections.decrement()
-            logger.debug("socket closed", metadata: ["connection": "\(id)"])
-        }
-        await perform(greeting)
-        do {
-            for try await message in inbound.messages(maxSize: maxMessageSize) {
-                switch message {
-                case .text(let text): await receive(text: text, from: id)
-                case .binary(let buffer): await receive(binary: buffer, from: id)
-                }
-            }
-        } catch {
-            await closed(id)
-            throw error
-        }
-        await closed(id)
+        _ = perform(greeting)
+        return id
     }
 
-    private func closed(_ id: ConnectionID) async {
-        let actions = shared.withLock { shared in
+    /// A socket closed: its seat is freed and the other member told. Returns the publish
+    /// to other instances, if any, for the caller to run.
+    func closed(_ id: ConnectionID) -> (@Sendable () async -> Void)? {
+        let actions = shared.withLock { shared -> [Resolved]? in
+            guard shared.writers[id] != nil else { return nil }
             let actions = resolve(shared.machine.close(id), in: shared)
             shared.writers[id] = nil
             return actions
         }
-        await perform(actions)
+        guard let actions else { return nil }
+        metrics.connections.decrement()
+        logger.debug("socket closed", metadata: ["connection": "\(id)"])
+        guard case .work(let work)? = perform(actions) else { return nil }
+        return work
     }
 
-    private func receive(text: String, from id: ConnectionID) async {
+    /// Handles one text message.
+    func received(text frame: ByteBuffer, from id: ConnectionID) -> Pending? {
         let now = environment.now()
         if let refused = shared.withLock({ shared in shared.machine.admit(id, now: now).map { resolve($0, in: shared) } }) {
             metrics.rateLimited(.socket)
-            return await perform(refused)
+            return perform(refused)
         }
+        let text = frame.readableBytesView
         let message: ClientMessage
         do {
-            message = try ClientMessage.parse(text.utf8)
+            message = try ClientMessage.parse(text)
         } catch {
-            return await send(.error(error.message), to: id)
+            return send(.error(error.message), to: id)
         }
         switch message {
         case .joinRoom(let roomID, let deviceID):
-            await join(id, roomID: roomID, deviceID: deviceID)
+            return .work { await self.join(id, roomID: roomID, deviceID: deviceID) }
         case .leaveRoom:
-            await apply { $0.leave(id) }
+            return apply { $0.leave(id) }
         case .relay(_, let object):
-            await relay(object, text: text, from: id, now: now)
+            return relay(object, text: text, from: id, now: now)
         case .ping:
-            await send(.pong, to: id)
+            return send(.pong, to: id)
         case .pingPeer:
-            await apply { $0.pingPeer(id) }
+            return apply { $0.pingPeer(id) }
         case .watchCode(let joinID, let client1):
-            await watch(id, joinID: joinID, client1: client1, now: now)
+            return .work { await self.watch(id, joinID: joinID, client1: client1, now: now) }
         }
     }
 
-    private func receive(binary: ByteBuffer, from id: ConnectionID) async {
+    /// Handles one binary message: relayed as-is to the other member, within the room's quota.
+    func received(binary: ByteBuffer, from id: ConnectionID) -> Pending? {
         let now = environment.now()
-        let (route, writer, limit): (RelayRoute, WebSocketOutboundWriter?, ServerMetrics.Limit?) = shared.withLock { shared in
+        let (route, writer, limit): (RelayRoute, SocketWriter?, ServerMetrics.Limit?) = shared.withLock { shared in
             if let refused = shared.machine.admit(id, now: now) { return (.refused(refused), nil, .socket) }
             let route = shared.machine.route(from: id, binaryBytes: binary.readableBytes, now: now)
             let overQuota = route == .refused([.send(id, .error(SignalingState.quotaText))])
@@ -141,14 +142,15 @@ public final class SignalingHub: Service, Sendable {
         if let limit { metrics.rateLimited(limit) }
         switch route {
         case .local:
-            guard let writer else { return }
+            guard let writer else { return nil }
             metrics.relayed(binaryBytes: binary.readableBytes)
-            try? await writer.write(.binary(binary))
+            writer.send(binary: binary)
+            return writer.isWritable ? nil : .peerWritable(writer)
         case .remote(let roomID, let role, _):
             metrics.relayed(binaryBytes: binary.readableBytes)
-            await publish(.binary(roomID: roomID, to: role, frame: Array(buffer: binary)))
+            return publish(.binary(roomID: roomID, to: role, frame: Array(buffer: binary)))
         case .refused(let actions):
-            await perform(shared.withLock { resolve(actions, in: $0) })
+            return perform(shared.withLock { resolve(actions, in: $0) })
         }
     }
 
@@ -158,42 +160,38 @@ public final class SignalingHub: Service, Sendable {
             room = try await store.room(id: roomID)
         } catch {
             logger.error("room lookup failed", metadata: ["error": "\(error)"])
-            return await send(.error("Server unavailable, try again"), to: id)
+            return await run(send(.error("Server unavailable, try again"), to: id))
         }
-        guard let room else { return await send(.error("Room not found"), to: id) }
+        guard let room else { return await run(send(.error("Room not found"), to: id)) }
         guard room.isMember(deviceID) else {
             logger.info("join refused: not a member", metadata: ["room": "\(Redact.room(roomID))"])
-            return await send(.error("Not a member of this room"), to: id)
+            return await run(send(.error("Not a member of this room"), to: id))
         }
         let role: RoomRole = deviceID == room.client1 ? .creator : .joiner
         logger.info(
             "joined", metadata: ["room": "\(Redact.room(roomID))", "device": "\(Redact.device(deviceID))", "role": "\(role)"])
-        await apply { $0.join(id, roomID: roomID, deviceID: deviceID, role: role) }
+        await run(apply { $0.join(id, roomID: roomID, deviceID: deviceID, role: role) })
     }
 
-    private func relay(_ object: JSONObject, text: String, from id: ConnectionID, now: Date) async {
+    private func relay(_ object: JSONObject, text: ByteBufferView, from id: ConnectionID, now: Date) -> Pending? {
         let (route, writer) = shared.withLock { shared in
             let route = shared.machine.route(from: id, now: now)
             return (route, shared.peerWriter(route))
         }
         switch route {
         case .local(_, let roomID, let from):
-            guard let writer else { return }
+            guard let writer else { return nil }
             let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
             metrics.relayed(textBytes: frame.readableBytes)
-            await Self.writeText(frame, to: writer)
+            writer.send(text: frame)
+            return writer.isWritable ? nil : .peerWritable(writer)
         case .remote(let roomID, let role, let from):
             let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
             metrics.relayed(textBytes: frame.readableBytes)
-            await publish(.text(roomID: roomID, to: role, frame: Array(buffer: frame)))
+            return publish(.text(roomID: roomID, to: role, frame: Array(buffer: frame)))
         case .refused(let actions):
-            await perform(shared.withLock { resolve(actions, in: $0) })
+            return perform(shared.withLock { resolve(actions, in: $0) })
         }
-    }
-
-    /// Writes one text frame, ignoring a socket that closed meanwhile.
-    private static func writeText(_ frame: ByteBuffer, to writer: WebSocketOutboundWriter) async {
-        try? await writer.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
     }
 
     /// The relayed frame: the sender's object with `from` and `roomId` set. When the
@@ -201,8 +199,10 @@ public final class SignalingHub: Service, Sendable {
     /// byte for byte and the two members are appended before its closing brace, which is
     /// what re-serializing would produce without the cost; otherwise the object is
     /// re-serialized with the sender's values overwritten.
-    static func forwarded(_ object: JSONObject, text: String, from: String, roomID: String) -> ByteBuffer {
-        var utf8 = Substring(text).utf8
+    static func forwarded<Text: BidirectionalCollection<UInt8>>(
+        _ object: JSONObject, text: Text, from: String, roomID: String
+    ) -> ByteBuffer {
+        var utf8 = text[...]
         while let last = utf8.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { utf8 = utf8.dropLast() }
         guard object["from"] == nil, object["roomId"] == nil, utf8.last == UInt8(ascii: "}") else {
             return ByteBuffer(bytes: ServerMessage.relay(object, from: from, roomID: roomID).serialized())
@@ -221,16 +221,16 @@ public final class SignalingHub: Service, Sendable {
             outcome = try await store.check(joinID: joinID, client1: client1, now: now)
         } catch {
             logger.error("code lookup failed", metadata: ["error": "\(error)"])
-            return await send(.error("Server unavailable, try again"), to: id)
+            return await run(send(.error("Server unavailable, try again"), to: id))
         }
         switch outcome {
-        case .accepted(let roomID): await send(.roomAccepted(joinID: joinID, roomID: roomID), to: id)
-        case .pending: await apply { $0.watch(id, joinID: joinID) }
-        case .notFound: await send(.error("Code not found or expired"), to: id)
+        case .accepted(let roomID): await run(send(.roomAccepted(joinID: joinID, roomID: roomID), to: id))
+        case .pending: await run(apply { $0.watch(id, joinID: joinID) })
+        case .notFound: await run(send(.error("Code not found or expired"), to: id))
         }
         // An accept may have landed between the check and the watch: look again.
         if case .pending = outcome, case .accepted(let roomID)? = try? await store.check(joinID: joinID, client1: client1, now: now) {
-            await apply { $0.codeAccepted(joinID: joinID, roomID: roomID) }
+            await run(apply { $0.codeAccepted(joinID: joinID, roomID: roomID) })
         }
     }
 
@@ -238,20 +238,20 @@ public final class SignalingHub: Service, Sendable {
 
     /// A code was accepted: push `room_accepted` to its watchers here and elsewhere.
     func codeAccepted(joinID: String, roomID: String) async {
-        await apply { $0.codeAccepted(joinID: joinID, roomID: roomID) }
-        await publish(.accepted(joinID: joinID, roomID: roomID))
+        await run(apply { $0.codeAccepted(joinID: joinID, roomID: roomID) })
+        await run(publish(.accepted(joinID: joinID, roomID: roomID)))
     }
 
     /// A room was deleted: its members lose their seats here and elsewhere.
     func roomDeleted(_ roomID: String) async {
-        await apply { $0.roomDeleted(roomID) }
-        await publish(.roomDeleted(roomID: roomID))
+        await run(apply { $0.roomDeleted(roomID) })
+        await run(publish(.roomDeleted(roomID: roomID)))
     }
 
     /// Device IDs were purged.
     func devicesPurged(_ deviceIDs: [String]) async {
-        await apply { $0.devicesPurged(Set(deviceIDs)) }
-        await publish(.purged(deviceIDs: deviceIDs))
+        await run(apply { $0.devicesPurged(Set(deviceIDs)) })
+        await run(publish(.purged(deviceIDs: deviceIDs)))
     }
 
     // MARK: - Service
@@ -266,7 +266,7 @@ public final class SignalingHub: Service, Sendable {
             group.cancelAll()
         }
         let goodbyes = shared.withLock { resolve($0.machine.shutdown(), in: $0) }
-        await perform(goodbyes)
+        await run(perform(goodbyes))
     }
 
     private func consume(_ bus: any SignalingBus) async {
@@ -277,13 +277,11 @@ public final class SignalingHub: Service, Sendable {
             }
             switch event {
             case .text(let roomID, let role, let frame):
-                guard let writer = shared.withLock({ $0.localWriter(roomID: roomID, role: role) }) else { continue }
-                await Self.writeText(ByteBuffer(bytes: frame), to: writer)
+                shared.withLock({ $0.localWriter(roomID: roomID, role: role) })?.send(text: frame)
             case .binary(let roomID, let role, let frame):
-                guard let writer = shared.withLock({ $0.localWriter(roomID: roomID, role: role) }) else { continue }
-                try? await writer.write(.binary(ByteBuffer(bytes: frame)))
+                shared.withLock({ $0.localWriter(roomID: roomID, role: role) })?.send(binary: ByteBuffer(bytes: frame))
             default:
-                await apply { $0.received(event, from: message.origin) }
+                await run(apply { $0.received(event, from: message.origin) })
             }
         }
     }
@@ -291,21 +289,29 @@ public final class SignalingHub: Service, Sendable {
     // MARK: - Performing actions
 
     private enum Resolved {
-        case send(WebSocketOutboundWriter, [UInt8])
-        case close(WebSocketOutboundWriter, UInt16, String)
+        case send(SocketWriter, [UInt8])
+        case close(SocketWriter, UInt16, String)
         case publish(BusEvent)
     }
 
-    private func apply(_ change: (inout SignalingState) -> [SignalingAction]) async {
-        await perform(shared.withLock { shared in resolve(change(&shared.machine), in: shared) })
+    private func apply(_ change: (inout SignalingState) -> [SignalingAction]) -> Pending? {
+        perform(shared.withLock { shared in resolve(change(&shared.machine), in: shared) })
     }
 
-    private func send(_ message: ServerMessage, to id: ConnectionID) async {
-        await perform(shared.withLock { resolve([.send(id, message)], in: $0) })
+    private func send(_ message: ServerMessage, to id: ConnectionID) -> Pending? {
+        perform(shared.withLock { resolve([.send(id, message)], in: $0) })
     }
 
-    private func publish(_ event: BusEvent) async {
-        await perform([.publish(event)])
+    private func publish(_ event: BusEvent) -> Pending? {
+        perform([.publish(event)])
+    }
+
+    /// Runs what an action left pending (from a task, where waiting is allowed).
+    private func run(_ pending: Pending?) async {
+        switch pending {
+        case .work(let work)?: await work()
+        case .peerWritable?, nil: break  // only a sender's own socket waits for its peer
+        }
     }
 
     /// Maps connection ids to writers (under the lock).
@@ -319,15 +325,21 @@ public final class SignalingHub: Service, Sendable {
         }
     }
 
-    private func perform(_ actions: [Resolved]) async {
+    /// Writes and closes at once; returns the publishes to other instances, in order, as
+    /// one pending piece of work.
+    private func perform(_ actions: [Resolved]) -> Pending? {
+        var events: [BusEvent] = []
         for action in actions {
             switch action {
-            case .send(let writer, let frame):
-                await Self.writeText(ByteBuffer(bytes: frame), to: writer)
-            case .close(let writer, let code, let reason):
-                try? await writer.close(WebSocketErrorCode(codeNumber: Int(code)), reason: reason)
-            case .publish(let event):
-                guard let bus else { continue }
+            case .send(let writer, let frame): writer.send(text: frame)
+            case .close(let writer, let code, let reason): writer.close(code: code, reason: reason)
+            case .publish(let event): events.append(event)
+            }
+        }
+        guard let bus, !events.isEmpty else { return nil }
+        let logger = self.logger
+        return .work { [events] in
+            for event in events {
                 do {
                     try await bus.publish(event.encoded())
                 } catch {

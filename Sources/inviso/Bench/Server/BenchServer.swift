@@ -30,7 +30,8 @@ struct BenchServer: AsyncParsableCommand {
             — the ratio is ours / bare, median of --rounds alternating rounds. idle: opens \
             --connections sockets from a child process (`inviso bench idle-clients`) over several \
             loopback source addresses (127.0.0.2, …; one address has only ~28,000 ephemeral \
-            ports) and reports this process's memory growth per socket — the server's alone. \
+            ports) and reports this process's memory growth per socket — the server's alone — \
+            first against the bare relay, then against ours, the heap trimmed in between. \
             Raises the file-descriptor limit as far as the system allows and caps \
             --connections to fit.
             """
@@ -60,6 +61,16 @@ struct BenchServer: AsyncParsableCommand {
     @Option(help: "Loopback source addresses to spread idle sockets over.")
     var sources = 4
 
+    @Option(help: "Run one part only: rendezvous, relay or idle.")
+    var only: Part?
+
+    /// The parts of the benchmark.
+    enum Part: String, ExpressibleByArgument, CaseIterable {
+        case rendezvous, relay, idle
+    }
+
+    private func runs(_ part: Part) -> Bool { only == nil || only == part }
+
     func run() async throws {
         #if DEBUG
         FileHandle.standardError.write(Data("warning: debug build; use `swift run -c release inviso bench server`\n".utf8))
@@ -79,8 +90,31 @@ struct BenchServer: AsyncParsableCommand {
             return
         }
 
+        if runs(.idle) {
+            // Idle first, in a fresh process heap: the bare relay's sockets, then ours, the
+            // heap trimmed in between so neither reuses the other's freed memory.
+            let count = min(connections, max(0, Int(limit.soft) - 512))
+            if count < connections {
+                out.note("idle sockets capped at \(count) (of \(connections)) by the descriptor limit \(limit.soft)")
+            }
+            let bare = try await withBareRelay { port in try await measureIdle(port: port, count: count) }
+            Self.trimHeap()
+            let ours = try await withInProcessServer { port in try await measureIdle(port: port, count: count) }
+            Self.trimHeap()
+            if bare.failed + ours.failed > 0 { out.note("\(ours.failed) connections failed (bare relay: \(bare.failed))") }
+            out.figure("idle WebSocket connections held", Double(ours.held), "sockets")
+            if let perSocket = ours.bytesPerSocket, let barePerSocket = bare.bytesPerSocket {
+                out.figure(
+                    "server memory per idle connection", perSocket / 1024, "KiB", baselineName: "bare relay",
+                    baseline: barePerSocket / 1024, ratio: perSocket / barePerSocket, precision: 2)
+            }
+        }
+        guard runs(.rendezvous) || runs(.relay) else { return }
         try await withInProcessServer { port in
-            try await measureRendezvous(group: group, host: "127.0.0.1", port: port, out: out)
+            if runs(.rendezvous) {
+                try await measureRendezvous(group: group, host: "127.0.0.1", port: port, out: out)
+            }
+            guard runs(.relay) else { return }
             try await withBareRelay { barePort in
                 var ratios: [Double] = []
                 var oursRates: [Double] = []
@@ -94,15 +128,8 @@ struct BenchServer: AsyncParsableCommand {
                 }
                 out.figure(
                     "relay signaling messages (\(pairs) pairs)", Self.median(oursRates), "messages/s",
-                    baseline: Self.median(bareRates), ratio: Self.median(ratios))
+                    baselineName: "bare relay", baseline: Self.median(bareRates), ratio: Self.median(ratios))
             }
-            // Clients run in a child process so the memory figure is the server's alone and
-            // each side has its own descriptor limit.
-            let count = min(connections, max(0, Int(limit.soft) - 512))
-            if count < connections {
-                out.note("idle sockets capped at \(count) (of \(connections)) by the descriptor limit \(limit.soft)")
-            }
-            try await measureIdle(port: port, count: count, out: out)
         }
     }
 
@@ -139,7 +166,7 @@ struct BenchServer: AsyncParsableCommand {
         defer { http.channel.close(promise: nil) }
         var sockets: [(BenchSocket, BenchSocket)] = []
         let counter = FrameCounter()
-        for index in 0..<pairs {
+        for _ in 0..<pairs {
             let creator = try await BenchSocket.connect(group: group, host: host, port: port, source: nil)
             let joiner = try await BenchSocket.connect(group: group, host: host, port: port, source: nil)
             let creatorID = "relay-c-\(UUID().uuidString)"
@@ -189,8 +216,17 @@ struct BenchServer: AsyncParsableCommand {
 
     // MARK: - Idle sockets
 
-    private func measureIdle(port: Int, count: Int, out: Output) async throws {
-        guard count > 0 else { return }
+    /// What one idle run held.
+    struct IdleResult: Sendable {
+        var held = 0
+        var failed = 0
+        var bytesPerSocket: Double?
+    }
+
+    /// Opens `count` idle sockets from a child process (so the memory growth is the server's
+    /// alone and each side has its own descriptor limit) and measures this process's growth.
+    private func measureIdle(port: Int, count: Int) async throws -> IdleResult {
+        guard count > 0 else { return IdleResult() }
         let before = Self.residentBytes()
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
@@ -211,16 +247,14 @@ struct BenchServer: AsyncParsableCommand {
         try? input.fileHandleForWriting.close()
         child.waitUntilExit()
         guard let held = Self.number("held", in: line) else { throw CLIError("idle clients failed: \(line)") }
-        if let failed = Self.number("failed", in: line), failed > 0 { out.note("\(failed) connections failed") }
-        out.figure("idle WebSocket connections held", Double(held), "sockets")
-        if let before, let after, held > 0 {
-            out.figure("server memory per idle connection", Double(after - before) / Double(held) / 1024, "KiB")
-        }
+        var result = IdleResult(held: held, failed: Self.number("failed", in: line) ?? 0)
+        if let before, let after, held > 0 { result.bytesPerSocket = Double(after - before) / Double(held) }
+        return result
     }
 
     // MARK: - Servers
 
-    private func withInProcessServer(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+    private func withInProcessServer<T: Sendable>(_ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteRoomStore(path: directory.appendingPathComponent("rooms.sqlite").path)
@@ -232,12 +266,12 @@ struct BenchServer: AsyncParsableCommand {
         let logger = Logger(label: "inviso.bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let server = SignalingServer(
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits), store: store, logger: logger)
-        try await Self.run(services: { onListening in try server.makeServices(onListening: onListening) }, logger: logger, body)
+        return try await Self.run(services: { onListening in try server.makeServices(onListening: onListening) }, logger: logger, body)
     }
 
     /// A bare relay: greets each socket, pairs sockets by connection order, forwards each
     /// text frame to the partner.
-    private func withBareRelay(_ body: @escaping @Sendable (Int) async throws -> Void) async throws {
+    private func withBareRelay<T: Sendable>(_ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
         let logger = Logger(label: "inviso.bench.bare", factory: { _ in SwiftLogNoOpLogHandler() })
         let partners = BarePairs()
         let server = HTTPServerBuilder.http1WebSocketUpgrade(
@@ -254,7 +288,7 @@ struct BenchServer: AsyncParsableCommand {
         }
         let router = Router()
         router.post("/api/rooms") { _, _ in Response(status: .ok) }
-        try await Self.run(
+        return try await Self.run(
             services: { onListening in
                 [
                     Application(
@@ -264,25 +298,38 @@ struct BenchServer: AsyncParsableCommand {
             }, logger: logger, body)
     }
 
-    private static func run(
+    private static func run<T: Sendable>(
         services: (@escaping @Sendable (Int) async -> Void) throws -> [any Service], logger: Logger,
-        _ body: @escaping @Sendable (Int) async throws -> Void
-    ) async throws {
+        _ body: @escaping @Sendable (Int) async throws -> T
+    ) async throws -> T {
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(configuration: .init(services: try services { continuation.yield($0) }, logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             var iterator = ports.makeAsyncIterator()
             guard let port = await iterator.next() else { throw CLIError("the server did not start") }
+            let result: T
             do {
-                try await body(port)
+                result = try await body(port)
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error
             }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
+            return result
         }
+    }
+
+    /// Returns freed heap pages to the system so the next memory figure starts clean.
+    static func trimHeap() {
+        #if canImport(Glibc)
+        // glibc's malloc_trim (not in the Glibc module map): looked up at run time.
+        typealias Trim = @convention(c) (Int) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: Trim.self)(0)
+        }
+        #endif
     }
 
     // MARK: - Helpers
@@ -353,13 +400,18 @@ struct BenchServer: AsyncParsableCommand {
     struct Output {
         let json: Bool
 
-        func figure(_ name: String, _ value: Double, _ unit: String, baseline: Double? = nil, ratio: Double? = nil) {
+        func figure(
+            _ name: String, _ value: Double, _ unit: String, baselineName: String = "", baseline: Double? = nil,
+            ratio: Double? = nil, precision: Int = 0
+        ) {
             if json {
                 let rounded = (value * 100).rounded() / 100
                 if let baseline, let ratio {
+                    let scale = pow(10, Double(precision))
                     JSONLines.emit([
                         "name": .string(name), "value": .double(rounded), "unit": .string(unit),
-                        "baseline": .double(baseline.rounded()), "ratio": .double((ratio * 1000).rounded() / 1000),
+                        "baselineName": .string(baselineName), "baseline": .double((baseline * scale).rounded() / scale),
+                        "ratio": .double((ratio * 1000).rounded() / 1000),
                     ])
                 } else {
                     JSONLines.emit(["name": .string(name), "value": .double(rounded), "unit": .string(unit)])
@@ -367,7 +419,7 @@ struct BenchServer: AsyncParsableCommand {
             } else {
                 var line = name.padding(toLength: 58, withPad: " ", startingAt: 0) + String(format: "%12.2f  ", value) + unit
                 if let baseline, let ratio {
-                    line += String(format: "   bare relay %.0f, ratio %.3f", baseline, ratio)
+                    line += String(format: "   %@ %.*f, ratio %.3f", baselineName, precision, baseline, ratio)
                 }
                 JSONLines.emitLine(line)
             }

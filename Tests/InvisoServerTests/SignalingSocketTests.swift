@@ -1,0 +1,138 @@
+import Foundation
+import InvisoServer
+import Testing
+
+/// The signaling socket at the frame level: fragments, pipelined messages, the close
+/// handshake, and a peer that stops reading.
+@Suite("Signaling sockets, frame by frame")
+struct SignalingSocketTests {
+    /// Pairs a room and joins both raw sockets; returns them after both have `room_ready`.
+    private static func joined(
+        _ server: TestServer, code: String, receiveBuffer: Int? = nil
+    ) async throws -> (creator: RawWebSocket, joiner: RawWebSocket, roomID: String) {
+        let roomID = try await server.pair(code: code, creator: "c-\(code)", joiner: "j-\(code)")
+        let creator = try await RawWebSocket.connect(port: server.port)
+        let joiner = try await RawWebSocket.connect(port: server.port, receiveBuffer: receiveBuffer)
+        for (socket, device) in [(creator, "c-\(code)"), (joiner, "j-\(code)")] {
+            try await socket.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"\#(device)"}"#)
+            #expect(try await socket.nextText().contains(#""type":"room_joined""#))
+        }
+        for socket in [creator, joiner] {
+            #expect(try await socket.nextText().contains(#""type":"room_ready""#))
+        }
+        return (creator, joiner, roomID)
+    }
+
+    @Test("a text message in three fragments is relayed as one message")
+    func fragments() async throws {
+        try await TestServer.with { server, _ in
+            let (creator, joiner, roomID) = try await Self.joined(server, code: "310001")
+            let text = #"{"type":"webrtc_offer","sdp":"v=0 fragmented offer"}"#
+            let bytes = Array(text.utf8)
+            let parts = [bytes[0..<10], bytes[10..<30], bytes[30...]]
+            try await creator.sendRaw(
+                RawWebSocket.frame(opcode: 0x1, Array(parts[0]), fin: false)
+                    + RawWebSocket.frame(opcode: 0x0, Array(parts[1]), fin: false)
+                    + RawWebSocket.frame(opcode: 0x0, Array(parts[2])))
+            let relayed = try await joiner.nextText()
+            #expect(relayed.hasPrefix(#"{"type":"webrtc_offer","sdp":"v=0 fragmented offer","from":""#))
+            #expect(relayed.hasSuffix(#""roomId":"\#(roomID)"}"#))
+            await creator.close()
+            await joiner.close()
+        }
+    }
+
+    @Test("join_room and a relay in one TCP write: the relay waits for the join")
+    func pipelinedJoin() async throws {
+        try await TestServer.with { server, _ in
+            let roomID = try await server.pair(code: "310002", creator: "c-2", joiner: "j-2")
+            let joiner = try await RawWebSocket.connect(port: server.port)
+            try await joiner.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"j-2"}"#)
+            #expect(try await joiner.nextText().contains(#""type":"room_joined""#))
+            let creator = try await RawWebSocket.connect(port: server.port)
+            // The join needs a store lookup; the offer and the ping behind it must be handled
+            // after it, in order.
+            try await creator.sendRaw(
+                RawWebSocket.text(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"c-2"}"#)
+                    + RawWebSocket.text(#"{"type":"webrtc_offer","sdp":"first"}"#)
+                    + RawWebSocket.text(#"{"type":"ping"}"#))
+            #expect(try await creator.nextText().contains(#""type":"room_joined""#))
+            #expect(try await creator.nextText().contains(#""type":"room_ready""#))
+            #expect(try await creator.nextText() == #"{"type":"pong"}"#)
+            #expect(try await joiner.nextText().contains(#""type":"room_ready""#))
+            #expect(try await joiner.nextText().contains(#""sdp":"first""#))
+            await creator.close()
+            await joiner.close()
+        }
+    }
+
+    @Test("a close frame is answered with the same code, then the socket closes; the peer is told")
+    func closeHandshake() async throws {
+        try await TestServer.with { server, _ in
+            let (creator, joiner, _) = try await Self.joined(server, code: "310003")
+            try await creator.sendRaw(RawWebSocket.frame(opcode: 0x8, [0x03, 0xE8]))  // 1000
+            let answer = try await creator.nextFrame()
+            #expect(answer.opcode == 0x8 && Array(answer.payload.prefix(2)) == [0x03, 0xE8])
+            #expect(try await joiner.nextText().contains(#""type":"peer_disconnected""#))
+            await joiner.close()
+        }
+    }
+
+    @Test("a control ping is answered with a pong carrying the same data")
+    func controlPing() async throws {
+        try await TestServer.with { server, _ in
+            let socket = try await RawWebSocket.connect(port: server.port)
+            try await socket.sendRaw(RawWebSocket.frame(opcode: 0x9, Array("are you there".utf8)))
+            #expect(try await socket.nextFrame() == RawWebSocket.Frame(opcode: 0xA, payload: Array("are you there".utf8)))
+            await socket.close()
+        }
+    }
+
+    @Test("fragments adding up to more than 64 KiB close the socket with 1009")
+    func oversizeFragments() async throws {
+        try await TestServer.with { server, _ in
+            let socket = try await RawWebSocket.connect(port: server.port)
+            let chunk = [UInt8](repeating: 0x61, count: 40_000)
+            try await socket.sendRaw(
+                RawWebSocket.frame(opcode: 0x1, chunk, fin: false) + RawWebSocket.frame(opcode: 0x0, chunk))
+            let answer = try await socket.nextFrame()
+            #expect(answer.opcode == 0x8 && Array(answer.payload.prefix(2)) == [0x03, 0xF1])  // 1009
+            await socket.close()
+        }
+    }
+
+    @Test("a peer that stops reading pauses the sender; nothing is lost or reordered when it reads again")
+    func backpressure() async throws {
+        var limits = ServerLimits()
+        limits.roomRelayByteBurst = 1e9
+        limits.roomRelayBytesPerSecond = 1e9
+        limits.socketMessageBurst = 10_000
+        try await TestServer.with(limits: limits) { server, _ in
+            let (creator, joiner, _) = try await Self.joined(server, code: "310004", receiveBuffer: 8_192)
+            try await joiner.setReading(false)
+            // 24 MiB to a reader that takes nothing: more than the kernel's buffers and the
+            // server's 1 MiB high-water mark, so the server must stop reading the sender.
+            let frames = 384
+            let size = 65_536 - 16
+            for index in 0..<frames {
+                var payload = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size)
+                payload[0] = UInt8(index >> 8)
+                payload[1] = UInt8(index & 0xFF)
+                creator.sendRawWithoutWaiting(RawWebSocket.frame(opcode: 0x2, payload))
+            }
+            creator.sendRawWithoutWaiting(RawWebSocket.text(#"{"type":"ping"}"#))
+            // Paused behind the slow peer, the sender's ping is not answered yet.
+            #expect(await creator.isQuiet(for: 0.5))
+            try await joiner.setReading(true)
+            for index in 0..<frames {
+                let frame = try await joiner.nextFrame(timeout: 20)
+                #expect(frame.opcode == 0x2 && frame.payload.count == size)
+                #expect(Int(frame.payload[0]) << 8 | Int(frame.payload[1]) == index)
+                #expect(frame.payload[2] == UInt8(truncatingIfNeeded: index))
+            }
+            #expect(try await creator.nextText(timeout: 10) == #"{"type":"pong"}"#)
+            await creator.close()
+            await joiner.close()
+        }
+    }
+}
