@@ -6,6 +6,7 @@ import InvisoServer
 import InvisoWire
 import Logging
 import NIOCore
+import NIOSSL
 import NIOWebSocket
 import ServiceLifecycle
 import Synchronization
@@ -92,7 +93,7 @@ struct TestServer: Sendable {
     static func with(
         limits: ServerLimits = ServerLimits(), store: (any RoomStore)? = nil, bus: (any SignalingBus)? = nil,
         extraServices: [any Service] = [], clock: ManualClock = ManualClock(), logger: Logger? = nil,
-        turn: TURNConfiguration? = nil,
+        turn: TURNConfiguration? = nil, tls: (certificatePath: String, keyPath: String)? = nil,
         _ body: @escaping @Sendable (TestServer, ServiceGroup) async throws -> Void
     ) async throws {
         let store = try store ?? SQLiteRoomStore.inMemory()
@@ -102,6 +103,7 @@ struct TestServer: Sendable {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.limits = limits
         configuration.turn = turn
+        configuration.tls = tls
         let server = SignalingServer(configuration: configuration, store: store, bus: bus, environment: environment, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
@@ -213,7 +215,9 @@ final class TestSocket: Sendable {
         try await connect(url: server.webSocketURL, autoPing: autoPing)
     }
 
-    static func connect(url: String, autoPing: Duration? = nil) async throws -> (TestSocket, JSONObject) {
+    static func connect(
+        url: String, autoPing: Duration? = nil, tls: TLSConfiguration? = nil
+    ) async throws -> (TestSocket, JSONObject) {
         let logger = Logger(label: "inviso.tests.ws", factory: { _ in SwiftLogNoOpLogHandler() })
         let box = SocketBoxes()
         let task = Task {
@@ -221,7 +225,10 @@ final class TestSocket: Sendable {
             var configuration = WebSocketClientConfiguration()
             configuration.maxFrameSize = 1 << 20
             configuration.autoPing = autoPing.map { .enabled(timePeriod: $0) } ?? .disabled
-            return try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+            if tls != nil { configuration.sniHostname = "localhost" }  // an IP is not a valid SNI name
+            return try await WebSocketClient.connect(
+                url: url, configuration: configuration, tlsConfiguration: tls, logger: logger
+            ) { inbound, outbound, _ in
                 box.writer.withLock { $0 = outbound }
                 for try await message in inbound.messages(maxSize: 1 << 20) {
                     let event: Event =
