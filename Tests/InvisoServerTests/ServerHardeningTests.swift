@@ -235,26 +235,49 @@ struct ServerHardeningTests {
     @Test("a socket silent past the timeout is closed and its seat freed; control-frame pings keep it alive")
     func silenceTimeout() async throws {
         var limits = ServerLimits()
-        limits.silenceTimeout = .milliseconds(800)
+        limits.silenceTimeout = .seconds(2)
         try await TestServer.with(limits: limits) { server, _ async throws in
             let roomID = try await server.pair(code: "818181", creator: "c", joiner: "j")
-            let (pinging, _) = try await TestSocket.connect(server, autoPing: .milliseconds(200))
+            // A raw client sends control pings every 200 ms and nothing else (a library
+            // client would also time out on a late pong, which a loaded machine can cause;
+            // the 2 s timeout leaves room for a test runner that oversleeps).
+            let pinging = try await RawWebSocket.connect(port: server.port)
             let (silent, _) = try await TestSocket.connect(server)
-            try await pinging.send(.joinRoom(roomID: roomID, deviceID: "c"))
+            try await pinging.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"c"}"#)
             try await silent.send(.joinRoom(roomID: roomID, deviceID: "j"))
-            #expect(try await pinging.nextType() == "room_joined")
-            #expect(try await pinging.nextType() == "room_ready")
+            let pings = Task {
+                while !Task.isCancelled {
+                    try await pinging.sendRaw(RawWebSocket.frame(opcode: 0x9, Array("keepalive".utf8)))
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            defer { pings.cancel() }
+            // Pongs interleave with messages: read until the peer is gone.
+            var types: [String] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !types.contains(where: { $0.contains("peer_disconnected") }), ContinuousClock.now < deadline {
+                let frame = try await pinging.nextFrame()
+                if frame.opcode == 0x1 { types.append(frame.text) } else { #expect(frame.opcode == 0xA) }
+            }
             // The silent socket is dropped; its peer hears peer_disconnected.
-            #expect(try await pinging.nextType(timeout: 5) == "peer_disconnected")
+            #expect(types.count == 3)
+            #expect(types.first?.contains(#""type":"room_joined""#) == true)
+            #expect(types.dropFirst().first?.contains(#""type":"room_ready""#) == true)
+            #expect(types.last?.contains(#""type":"peer_disconnected""#) == true)
             #expect(await silent.waitUntilClosed(timeout: 5))
-            // The pinging socket outlives several timeouts on control frames alone.
-            try await Task.sleep(for: .seconds(2))
+            // The pinging socket outlives two timeouts on control frames alone.
+            try await Task.sleep(for: .seconds(4))
             try await pinging.send(#"{"type":"ping"}"#)
-            #expect(try await pinging.nextType() == "pong")
+            var reply = try await pinging.nextFrame()
+            while reply.opcode == 0xA { reply = try await pinging.nextFrame() }
+            #expect(reply.text == #"{"type":"pong"}"#)
             // The seat is free: the joiner can take it again.
-            let (back, _) = try await TestSocket.connect(server, autoPing: .milliseconds(200))
+            let (back, _) = try await TestSocket.connect(server, autoPing: .seconds(5))
             try await back.send(.joinRoom(roomID: roomID, deviceID: "j"))
             #expect(try await back.next()["userCount"] == .integer(2))
+            pings.cancel()
+            await pinging.close()
+            try await back.close()
         }
     }
 

@@ -65,12 +65,11 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         let handlers = channel.pipeline.syncOperations
-                        try handlers.addHandler(SilenceTimeoutHandler(timeout: silenceTimeout), position: .first)
                         try handlers.addHandler(
                             NIOWebSocketFrameAggregator(
                                 minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1_024,
                                 maxAccumulatedFrameSize: maxMessageBytes))
-                        try handlers.addHandler(SignalingSocketHandler(hub: hub))
+                        try handlers.addHandler(SignalingSocketHandler(hub: hub, silenceTimeout: silenceTimeout))
                         return .signaling
                     }
                 }

@@ -5,29 +5,49 @@ import NIOWebSocket
 /// fragment aggregator: hands each message to the ``SignalingHub`` on the event loop,
 /// answers control frames, and closes cleanly.
 ///
+/// A socket that sends nothing — no message, no control frame — for `silenceTimeout` is
+/// closed: a half-open socket (a phone that lost its network) gives up its room seat
+/// instead of keeping it forever. Clients' control pings every 25 s keep it open.
+///
 /// There is no Swift task per socket — an idle socket costs its channel, a few handlers
 /// and the hub's entries. A message whose handling must wait (a store lookup for
 /// `join_room`/`watch_code`, a publish to other instances, a peer that is not reading)
-/// pauses this socket: reading stops and frames already decoded are queued, so every
-/// socket's messages are still handled one at a time, in order.
+/// pauses this socket: later messages queue behind it, so every socket's messages are
+/// still handled one at a time, in order. Control frames are answered at once even while
+/// paused (a client's ping must not wait for a store); once ``maxQueued`` messages wait,
+/// reading stops until the pause ends.
 final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let hub: SignalingHub
+    private let silenceTimeout: TimeAmount
+    private var lastRead = NIODeadline.now()
+    private var silenceCheck: Scheduled<Void>?
     private var connection: (id: ConnectionID, writer: SocketWriter)?
-    /// Frames decoded while paused, handled in order on resume.
+    /// Messages that arrive while paused wait here, at most this many before reading stops.
+    static let maxQueued = 64
+
+    /// Messages decoded while paused, handled in order on resume.
     private var queued = CircularBuffer<WebSocketFrame>()
     private var paused = false
+    /// Reading was stopped because the queue is full.
+    private var readingStopped = false
     /// A close frame was sent or received: nothing more is handled.
     private var closing = false
 
-    init(hub: SignalingHub) {
+    init(hub: SignalingHub, silenceTimeout: TimeAmount) {
         self.hub = hub
+        self.silenceTimeout = silenceTimeout
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { open(context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        silenceCheck?.cancel()
+        silenceCheck = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -39,9 +59,27 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
         guard connection == nil else { return }
         let writer = SocketWriter(channel: context.channel)
         connection = (hub.open(writer), writer)
+        lastRead = .now()
+        scheduleSilenceCheck(context)
+    }
+
+    private func scheduleSilenceCheck(_ context: ChannelHandlerContext) {
+        let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        silenceCheck = context.eventLoop.scheduleTask(deadline: lastRead + silenceTimeout) {
+            let (self_, context) = handler.value
+            self_.silenceCheck = nil
+            guard context.channel.isActive else { return }
+            if NIODeadline.now() - self_.lastRead >= self_.silenceTimeout {
+                context.close(promise: nil)
+            } else {
+                self_.scheduleSilenceCheck(context)
+            }
+        }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        silenceCheck?.cancel()
+        silenceCheck = nil
         queued.removeAll()
         if let (id, writer) = connection {
             connection = nil
@@ -57,16 +95,20 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        lastRead = .now()
         let frame = unwrapInboundIn(data)
-        if paused || !queued.isEmpty {
-            queued.append(frame)
-        } else {
-            handle(frame, context: context)
+        guard paused || !queued.isEmpty, frame.opcode == .text || frame.opcode == .binary else {
+            return handle(frame, context: context)
+        }
+        queued.append(frame)
+        if queued.count >= Self.maxQueued, !readingStopped {
+            readingStopped = true
+            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         }
     }
 
     private func handle(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
-        guard !closing, let (id, writer) = connection else { return }
+        guard !closing, let (id, writer) = connection, !writer.isClosing else { return }
         switch frame.opcode {
         case .text:
             if let pending = hub.received(text: frame.unmaskedData, from: id) { pause(context, until: pending) }
@@ -89,7 +131,6 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private func pause(_ context: ChannelHandlerContext, until pending: SignalingHub.Pending) {
         paused = true
-        context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
         let resume = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let loop = context.eventLoop
         switch pending {
@@ -108,7 +149,8 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
         while !paused, let frame = queued.popFirst() {
             handle(frame, context: context)
         }
-        if !paused, context.channel.isActive {
+        if !paused, readingStopped, context.channel.isActive {
+            readingStopped = false
             context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
         }
     }

@@ -92,6 +92,9 @@ final class SocketWriter: Sendable {
         channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
     }
 
+    /// Whether a close was sent: nothing more goes out, and the socket's messages need no handling.
+    var isClosing: Bool { outbox.withLock { $0.closeAfter } }
+
     /// Whether the reader keeps up (fewer than ``highWaterMark`` bytes queued).
     var isWritable: Bool { channel.isWritable }
 

@@ -14,22 +14,9 @@ public enum RelayKind: String, Sendable, CaseIterable {
     /// `transport_candidates {candidates: […]}` (Inviso clients: direct-path addresses).
     case transportCandidates = "transport_candidates"
 
-    /// Checks the fields this kind must carry (extra fields are allowed and kept).
+    /// Checks the fields this kind must carry (extra fields are allowed and kept): the
+    /// object must read as this kind's ``payloadType``.
     func validate(_ object: JSONObject) throws(SignalingError) {
-        switch self {
-        case .webrtcOffer, .webrtcAnswer:
-            guard object["sdp"]?.stringValue != nil else { throw SignalingError.missingField("sdp") }
-        case .iceCandidate:
-            guard let candidate = object["candidate"]?.objectValue, candidate["candidate"]?.stringValue != nil else {
-                throw SignalingError.missingField("candidate")
-            }
-        case .keyExchange:
-            guard object["publicKey"]?.stringValue != nil else { throw SignalingError.missingField("publicKey") }
-            guard object["sessionId"]?.stringValue != nil else { throw SignalingError.missingField("sessionId") }
-        case .keyExchangeComplete:
-            guard object["sessionId"]?.stringValue != nil else { throw SignalingError.missingField("sessionId") }
-        case .transportCandidates:
-            guard object["candidates"]?.arrayValue != nil else { throw SignalingError.missingField("candidates") }
-        }
+        _ = try payloadType.init(json: object)
     }
 }

@@ -85,6 +85,12 @@ public enum ServerMessage: Sendable, Equatable {
     /// - Throws: ``SignalingError/invalidJSON`` when the frame is not a JSON object.
     public static func parse(_ frame: some Collection<UInt8>) throws(SignalingError) -> ServerMessage {
         guard case .object(let object) = try? JSONValue.parse(frame) else { throw SignalingError.invalidJSON }
+        return parse(object)
+    }
+
+    /// Interprets a parsed JSON object; unknown types and relayed messages come back as
+    /// ``relayed(_:)``.
+    public static func parse(_ object: JSONObject) -> ServerMessage {
         let string = { (key: String) in object[key]?.stringValue }
         let flag = { (key: String) in object[key]?.boolValue }
         switch string("type") {

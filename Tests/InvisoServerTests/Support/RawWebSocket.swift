@@ -127,19 +127,32 @@ final class RawWebSocket: Sendable {
 
     /// Received bytes, and parsing with a deadline.
     final class Inbox: Sendable {
-        private let bytes = Mutex<[UInt8]>([])
+        /// Received bytes; those before `start` are consumed (compacted now and then, so a
+        /// large transfer costs linear time and the event loop never waits long on the lock).
+        private struct Bytes: ~Copyable {
+            var buffer: [UInt8] = []
+            var start = 0
+        }
+
+        private let bytes = Mutex<Bytes>(Bytes())
         private let closed = Atomic<Bool>(false)
 
-        func append(_ buffer: ByteBuffer) { bytes.withLock { $0 += buffer.readableBytesView } }
+        func append(_ buffer: ByteBuffer) { bytes.withLock { $0.buffer += buffer.readableBytesView } }
         func markClosed() { closed.store(true, ordering: .relaxed) }
 
-        /// Waits until `parse` finds a value at the front of the bytes; removes what it used.
+        /// Waits until `parse` finds a value at the front of the bytes; consumes what it used.
+        /// `parse` gets a slice whose indices are positions in the whole buffer and returns
+        /// the position after the value.
         func take<T>(timeout: Double, _ parse: (ArraySlice<UInt8>) -> (T, Int)?) async throws -> T {
             let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
             while true {
                 let found = bytes.withLock { bytes -> T? in
-                    guard let (value, end) = parse(bytes[...]) else { return nil }
-                    bytes.removeFirst(end)
+                    guard let (value, end) = parse(bytes.buffer[bytes.start...]) else { return nil }
+                    bytes.start = end
+                    if bytes.start >= 1 << 20 || bytes.start == bytes.buffer.count {
+                        bytes.buffer.removeFirst(bytes.start)
+                        bytes.start = 0
+                    }
                     return value
                 }
                 if let found { return found }
