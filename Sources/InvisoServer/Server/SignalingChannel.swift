@@ -64,6 +64,9 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
                 },
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
+                        try channel.syncOptions?.setOption(
+                            ChannelOptions.writeBufferWaterMark,
+                            value: .init(low: SocketWriter.lowWaterMark, high: SocketWriter.highWaterMark))
                         let handlers = channel.pipeline.syncOperations
                         try handlers.addHandler(
                             NIOWebSocketFrameAggregator(

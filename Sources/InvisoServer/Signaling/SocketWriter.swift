@@ -14,7 +14,8 @@ import Synchronization
 /// ``whenWritable(_:)`` fires, so a fast sender cannot make the server buffer without
 /// bound.
 final class SocketWriter: Sendable {
-    /// Queued bytes above which the channel reports itself unwritable.
+    /// Queued bytes above which the channel reports itself unwritable (set on each
+    /// signaling channel by `SignalingChannel`).
     static let highWaterMark = 1 << 20
     /// Queued bytes below which it is writable again.
     static let lowWaterMark = 256 << 10
