@@ -145,13 +145,18 @@ public final class SignalingHub: Service, Sendable {
             guard let writer else { return nil }
             metrics.relayed(binaryBytes: binary.readableBytes)
             writer.send(binary: binary)
-            return writer.isWritable ? nil : .peerWritable(writer)
+            return Self.waitIfBehind(writer)
         case .remote(let roomID, let role, _):
             metrics.relayed(binaryBytes: binary.readableBytes)
             return publish(.binary(roomID: roomID, to: role, frame: Array(buffer: binary)))
         case .refused(let actions):
             return perform(shared.withLock { resolve(actions, in: $0) })
         }
+    }
+
+    /// After a relay: wait for the peer when it has more queued than its high-water mark.
+    private static func waitIfBehind(_ writer: SocketWriter) -> Pending? {
+        writer.isWritable ? nil : .peerWritable(writer)
     }
 
     private func join(_ id: ConnectionID, roomID: String, deviceID: String) async {
@@ -184,7 +189,7 @@ public final class SignalingHub: Service, Sendable {
             let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
             metrics.relayed(textBytes: frame.readableBytes)
             writer.send(text: frame)
-            return writer.isWritable ? nil : .peerWritable(writer)
+            return Self.waitIfBehind(writer)
         case .remote(let roomID, let role, let from):
             let frame = Self.forwarded(object, text: text, from: from, roomID: roomID)
             metrics.relayed(textBytes: frame.readableBytes)

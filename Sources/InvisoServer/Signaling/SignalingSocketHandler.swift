@@ -46,8 +46,7 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        silenceCheck?.cancel()
-        silenceCheck = nil
+        stopSilenceCheck()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -77,9 +76,13 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    private func stopSilenceCheck() {
         silenceCheck?.cancel()
         silenceCheck = nil
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stopSilenceCheck()
         queued.removeAll()
         if let (id, writer) = connection {
             connection = nil

@@ -21,34 +21,35 @@ extension RelayPayload {
     }
 }
 
-/// `webrtc_offer {sdp}`.
-public struct WebRTCOffer: RelayPayload {
-    public static let kind = RelayKind.webrtcOffer
+/// A payload that is one session description: `webrtc_offer` and `webrtc_answer`.
+public protocol SessionDescriptionPayload: RelayPayload {
     /// The session description.
-    public var sdp: String
+    var sdp: String { get }
+    init(sdp: String)
+}
 
-    public init(sdp: String) { self.sdp = sdp }
-
+extension SessionDescriptionPayload {
     public init(json: JSONObject) throws(SignalingError) {
-        sdp = try RelayField.string(json, "sdp")
+        self.init(sdp: try RelayField.string(json, "sdp"))
     }
 
     public var fields: [(String, JSONValue)] { [("sdp", .string(sdp))] }
 }
 
-/// `webrtc_answer {sdp}`.
-public struct WebRTCAnswer: RelayPayload {
-    public static let kind = RelayKind.webrtcAnswer
-    /// The session description.
+/// `webrtc_offer {sdp}`.
+public struct WebRTCOffer: SessionDescriptionPayload {
+    public static let kind = RelayKind.webrtcOffer
     public var sdp: String
 
     public init(sdp: String) { self.sdp = sdp }
+}
 
-    public init(json: JSONObject) throws(SignalingError) {
-        sdp = try RelayField.string(json, "sdp")
-    }
+/// `webrtc_answer {sdp}`.
+public struct WebRTCAnswer: SessionDescriptionPayload {
+    public static let kind = RelayKind.webrtcAnswer
+    public var sdp: String
 
-    public var fields: [(String, JSONValue)] { [("sdp", .string(sdp))] }
+    public init(sdp: String) { self.sdp = sdp }
 }
 
 /// `ice_candidate {candidate: {candidate, sdpMLineIndex, sdpMid}}`.
