@@ -100,19 +100,26 @@ public final class SignalingHub: Service, Sendable {
         return work
     }
 
-    /// Handles one text message.
+    /// Handles one text message. A relay — the hot path — takes the lock once: the rate
+    /// limit and the route are decided together.
     func received(text frame: ByteBuffer, from id: ConnectionID) -> Pending? {
         let now = environment.now()
-        if let refused = shared.withLock({ shared in shared.machine.admit(id, now: now).map { resolve($0, in: shared) } }) {
+        let text = frame.readableBytesView
+        let parsed = Result { () throws(SignalingError) in try ClientMessage.parse(text) }
+        let (refused, route, writer): ([Resolved]?, RelayRoute?, SocketWriter?) = shared.withLock { shared in
+            if let refused = shared.machine.admit(id, now: now) { return (resolve(refused, in: shared), nil, nil) }
+            guard case .success(.relay) = parsed else { return (nil, nil, nil) }
+            let route = shared.machine.route(from: id, now: now)
+            return (nil, route, shared.peerWriter(route))
+        }
+        if let refused {
             metrics.rateLimited(.socket)
             return perform(refused)
         }
-        let text = frame.readableBytesView
         let message: ClientMessage
-        do {
-            message = try ClientMessage.parse(text)
-        } catch {
-            return send(.error(error.message), to: id)
+        switch parsed {
+        case .success(let parsed): message = parsed
+        case .failure(let error): return send(.error(error.message), to: id)
         }
         switch message {
         case .joinRoom(let roomID, let deviceID):
@@ -120,7 +127,8 @@ public final class SignalingHub: Service, Sendable {
         case .leaveRoom:
             return apply { $0.leave(id) }
         case .relay(_, let object):
-            return relay(object, text: text, from: id, now: now)
+            guard let route else { return nil }
+            return relay(object, text: text, route: route, writer: writer)
         case .ping:
             return send(.pong, to: id)
         case .pingPeer:
@@ -178,11 +186,7 @@ public final class SignalingHub: Service, Sendable {
         await run(apply { $0.join(id, roomID: roomID, deviceID: deviceID, role: role) })
     }
 
-    private func relay(_ object: JSONObject, text: ByteBufferView, from id: ConnectionID, now: Date) -> Pending? {
-        let (route, writer) = shared.withLock { shared in
-            let route = shared.machine.route(from: id, now: now)
-            return (route, shared.peerWriter(route))
-        }
+    private func relay(_ object: JSONObject, text: ByteBufferView, route: RelayRoute, writer: SocketWriter?) -> Pending? {
         switch route {
         case .local(_, let roomID, let from):
             guard let writer else { return nil }

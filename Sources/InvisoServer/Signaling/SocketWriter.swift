@@ -23,6 +23,8 @@ final class SocketWriter: Sendable {
     private let channel: any Channel
     private let outbox = Mutex<Outbox>(Outbox())
     private let waiters = Mutex<Waiters>(Waiters())
+    /// Mirrors `Outbox.closeAfter` for ``isClosing``, read on every message without the lock.
+    private let closeSent = Atomic<Bool>(false)
 
     private struct Outbox: ~Copyable {
         var frames: [WebSocketFrame] = []
@@ -68,6 +70,7 @@ final class SocketWriter: Sendable {
             guard !outbox.closeAfter else { return false }
             outbox.frames.append(frame)
             outbox.closeAfter = closing
+            if closing { closeSent.store(true, ordering: .relaxed) }
             defer { outbox.drainScheduled = true }
             return !outbox.drainScheduled
         }
@@ -94,7 +97,7 @@ final class SocketWriter: Sendable {
     }
 
     /// Whether a close was sent: nothing more goes out, and the socket's messages need no handling.
-    var isClosing: Bool { outbox.withLock { $0.closeAfter } }
+    var isClosing: Bool { closeSent.load(ordering: .relaxed) }
 
     /// Whether the reader keeps up (fewer than ``highWaterMark`` bytes queued).
     var isWritable: Bool { channel.isWritable }
