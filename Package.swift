@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "InvisoNoise", targets: ["InvisoNoise"]),
         .library(name: "InvisoSignal", targets: ["InvisoSignal"]),
         .library(name: "InvisoWire", targets: ["InvisoWire"]),
+        .library(name: "InvisoMesh", targets: ["InvisoMesh"]),
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
@@ -58,6 +59,11 @@ let package = Package(
         ),
         .target(
             name: "InvisoWire",
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "InvisoMesh",
+            dependencies: ["InvisoCrypto", "InvisoNoise", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
         .target(
@@ -139,6 +145,11 @@ let package = Package(
                 "InvisoSignal", "InvisoCrypto", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoMeshTests",
+            dependencies: ["InvisoMesh", "InvisoTesting", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: upcoming
         ),
         .testTarget(
