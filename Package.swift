@@ -63,7 +63,12 @@ let package = Package(
         ),
         .target(
             name: "InvisoMesh",
-            dependencies: ["InvisoCrypto", "InvisoNoise", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "InvisoCrypto", "InvisoNoise",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: upcoming
         ),
         .target(
@@ -149,7 +154,12 @@ let package = Package(
         ),
         .testTarget(
             name: "InvisoMeshTests",
-            dependencies: ["InvisoMesh", "InvisoTesting", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "InvisoMesh", "InvisoTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
