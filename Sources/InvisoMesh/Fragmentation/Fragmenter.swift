@@ -19,11 +19,14 @@ public struct Fragmenter: Hashable, Sendable {
     public static let defaultChunkSize = 469
     /// Encodings larger than this many bytes are fragmented: 512.
     public static let fragmentationThreshold = 512
+    /// The largest chunk receivers accept: 1,267 bytes, so that header and chunk stay within
+    /// ``Reassembler/maxFragmentPayloadBytes`` (BitChat's 1,280-byte cap for fragments).
+    public static let maximumChunkSize = Reassembler.maxFragmentPayloadBytes - FragmentHeader.size
 
     /// Bytes of the original encoding per fragment.
     public var chunkSize: Int
 
-    /// Creates a fragmenter with the given chunk size (at least 1).
+    /// Creates a fragmenter with the given chunk size (1…``maximumChunkSize``).
     public init(chunkSize: Int = defaultChunkSize) {
         self.chunkSize = chunkSize
     }
@@ -37,12 +40,13 @@ public struct Fragmenter: Hashable, Sendable {
     ///   - packet: The original packet; its header fields are copied into the fragments.
     ///   - encoded: Its wire bytes (padded or not).
     ///   - fragmentID: The set's 8-byte ID; pick it at random.
-    /// - Throws: ``MeshWireError/invalidField`` for a chunk size below 1 or empty bytes,
+    /// - Throws: ``MeshWireError/invalidField`` for a chunk size outside
+    ///   1…``maximumChunkSize`` or empty bytes,
     ///   ``MeshWireError/tooLarge`` for more than 65,535 fragments.
     public func fragments(
         of packet: MeshPacket, encoded: [UInt8], fragmentID: UInt64
     ) throws(MeshWireError) -> [MeshPacket] {
-        guard chunkSize >= 1 else { throw MeshWireError(.invalidField, "chunk size") }
+        guard (1...Self.maximumChunkSize).contains(chunkSize) else { throw MeshWireError(.invalidField, "chunk size") }
         guard !encoded.isEmpty else { throw MeshWireError(.invalidField, "nothing to fragment") }
         let total = (encoded.count + chunkSize - 1) / chunkSize
         guard total <= Int(UInt16.max) else { throw MeshWireError(.tooLarge, "more than 65535 fragments") }

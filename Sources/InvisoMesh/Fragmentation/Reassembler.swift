@@ -4,7 +4,9 @@
 /// answers with the reassembled bytes, `nil` (waiting for more), or a ``MeshWireError``.
 /// A rejected fragment leaves the state as it was (apart from dropping expired sets, which
 /// every call does first). Fragments may arrive in any order; an exact duplicate is
-/// ignored.
+/// ignored, and so is any fragment of a set completed within the timeout (in a flooding
+/// mesh the same fragment arrives from several neighbours, and a late copy must not open a
+/// new set that waits 30 seconds for fragments already delivered).
 ///
 /// Sets are keyed by sender and fragment ID (Android keys by ID alone, so two senders
 /// picking the same random ID would collide there). Limits follow BitChat: 128 sets at
@@ -58,6 +60,12 @@ public struct Reassembler: Equatable, Sendable {
     /// The limits in force.
     public let limits: Limits
     private var assemblies: [Key: Assembly] = [:]
+    /// Sets completed within the timeout, with their completion time; at most
+    /// ``completedMemory`` entries, the oldest dropped first.
+    private var completed: [Key: UInt64] = [:]
+    /// The earliest start or completion time held, so that expiry scans only when something
+    /// can have expired; `UInt64.max` when nothing is held.
+    private var earliest = UInt64.max
     /// Chunk bytes currently held over all sets.
     public private(set) var bufferedBytes = 0
 
@@ -68,6 +76,10 @@ public struct Reassembler: Equatable, Sendable {
 
     /// Fragment sets in progress.
     public var activeReassemblies: Int { assemblies.count }
+
+    /// How many completed sets are remembered to ignore their late copies: 8 per
+    /// concurrent set.
+    public var completedMemory: Int { max(1, limits.maxConcurrentReassemblies * 8) }
 
     /// Takes a fragment packet.
     ///
@@ -98,6 +110,7 @@ public struct Reassembler: Equatable, Sendable {
             throw MeshWireError(.reassemblyLimit, "more fragments than the byte budget")
         }
         let key = Key(sender: sender, fragmentID: header.fragmentID)
+        if completed[key] != nil { return nil }
         var assembly: Assembly
         if let existing = assemblies[key] {
             guard existing.total == header.total, existing.originalType == header.originalType else {
@@ -117,6 +130,7 @@ public struct Reassembler: Equatable, Sendable {
         guard fragment.chunk.count <= limits.maxBufferedBytes - bufferedBytes else {
             throw MeshWireError(.reassemblyLimit, "buffered bytes")
         }
+        earliest = min(earliest, assembly.startedAt)
 
         assembly.chunks[header.index] = fragment.chunk
         assembly.byteCount += fragment.chunk.count
@@ -127,6 +141,11 @@ public struct Reassembler: Equatable, Sendable {
         }
         assemblies[key] = nil
         bufferedBytes -= assembly.byteCount
+        if completed.count >= completedMemory, let oldest = completed.min(by: { $0.value < $1.value })?.key {
+            completed[oldest] = nil
+        }
+        completed[key] = now
+        earliest = min(earliest, now)
         var packet: [UInt8] = []
         packet.reserveCapacity(assembly.byteCount)
         for index in 0..<assembly.total {
@@ -137,15 +156,23 @@ public struct Reassembler: Equatable, Sendable {
     }
 
     /// Drops the sets whose first fragment arrived ``Limits/timeoutMilliseconds`` or more
-    /// before `now` (a clock that went backwards counts as no time passed).
+    /// before `now`, and forgets sets completed that long ago (a clock that went backwards
+    /// counts as no time passed).
     public mutating func removeExpired(now: UInt64) {
-        guard !assemblies.isEmpty else { return }
-        for (key, assembly) in assemblies {
-            let age = now >= assembly.startedAt ? now - assembly.startedAt : 0
-            if age >= limits.timeoutMilliseconds {
-                bufferedBytes -= assembly.byteCount
-                assemblies[key] = nil
-            }
+        let (deadline, overflow) = earliest.addingReportingOverflow(limits.timeoutMilliseconds)
+        guard !overflow, now >= deadline else { return }
+        for (key, assembly) in assemblies where isExpired(since: assembly.startedAt, now: now) {
+            bufferedBytes -= assembly.byteCount
+            assemblies[key] = nil
         }
+        for (key, completedAt) in completed where isExpired(since: completedAt, now: now) {
+            completed[key] = nil
+        }
+        earliest = min(
+            assemblies.values.lazy.map(\.startedAt).min() ?? .max, completed.values.min() ?? .max)
+    }
+
+    private func isExpired(since start: UInt64, now: UInt64) -> Bool {
+        (now >= start ? now - start : 0) >= limits.timeoutMilliseconds
     }
 }
