@@ -148,6 +148,15 @@ struct FragmentationTests {
         }
         #expect(small == before && small.bufferedBytes == 6)
 
+        // Found by the fuzzer: a packet rejected before its payload is read still expires old
+        // sets first, like every other call, so a rejection never leaves expired sets behind.
+        var expiring = Reassembler()
+        _ = try expiring.receive(Self.fragment(id: 1, index: 0, total: 2), from: sender, now: 0)
+        #expect(throws: MeshWireError.notAFragment) {
+            try expiring.receive(MeshPacket(type: .message, ttl: 1, timestamp: 0, senderID: sender, payload: []), now: 30_000)
+        }
+        #expect(expiring.activeReassemblies == 0 && expiring.bufferedBytes == 0)
+
         // Packets that are not fragments, and short fragment payloads.
         let notFragment = MeshPacket(type: .message, ttl: 1, timestamp: 0, senderID: sender, payload: [1])
         #expect(throws: MeshWireError.notAFragment) { try reassembler.receive(notFragment, now: 0) }

@@ -180,6 +180,11 @@ struct PayloadTests {
             #expect(try FileTransferPacket(decoding: bytes) == expected)
             Self.expectEveryTruncationFails(Array(bytes.prefix(64))) { _ = try FileTransferPacket(decoding: $0) }
         }
+        // Found by the fuzzer: without a size TLV the size is the content length, as on iOS,
+        // so that decoding what we encode gives the same value.
+        let sizeless = try FileTransferPacket(decoding: [4, 0, 0, 0, 1, 0xAB])
+        #expect(sizeless.fileSize == 1)
+        #expect(try FileTransferPacket(decoding: try sizeless.encoded()) == sizeless)
         let legacy: [UInt8] = [2, 0, 8, 0, 0, 0, 0, 0, 0, 0, 2, 4, 0, 0, 0, 1, 0xAB]
         #expect(try FileTransferPacket(decoding: legacy) == FileTransferPacket(fileSize: 2, content: [0xAB]))
         #expect(try FileTransferPacket(decoding: [0x7F, 0, 1, 0] + legacy) == FileTransferPacket(fileSize: 2, content: [0xAB]))

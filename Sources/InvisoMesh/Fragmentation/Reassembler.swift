@@ -92,6 +92,7 @@ public struct Reassembler: Equatable, Sendable {
     ///   ``MeshWireError/invalidField`` (total 0, index ≥ total, empty chunk);
     ///   ``MeshWireError/conflictingFragment``; ``MeshWireError/reassemblyLimit``.
     public mutating func receive(_ packet: MeshPacket, now: UInt64) throws(MeshWireError) -> [UInt8]? {
+        removeExpired(now: now)
         guard packet.type == .fragment else { throw MeshWireError(.notAFragment) }
         let fragment = try FragmentPayload(
             decoding: try packet.decompressedPayload(limit: Self.maxFragmentPayloadBytes))

@@ -18,7 +18,8 @@ public struct FileTransferPacket: Hashable, Sendable {
 
     /// The file name.
     public var fileName: String?
-    /// The declared file size.
+    /// The declared file size; `nil` encodes as the content length, and decoding fills it
+    /// in that way when the size TLV is absent.
     public var fileSize: UInt32?
     /// The MIME type.
     public var mimeType: String?
@@ -97,7 +98,8 @@ public struct FileTransferPacket: Hashable, Sendable {
             }
         }
         guard let content else { throw MeshWireError(.missingField, "file content") }
-        self.init(fileName: fileName, fileSize: fileSize, mimeType: mimeType, content: content)
+        // As on iOS, an absent size means the content length (which is what encoding writes).
+        self.init(fileName: fileName, fileSize: fileSize ?? UInt32(content.count), mimeType: mimeType, content: content)
     }
 
     private static func appendText(
