@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 runs="${1:-1000000}"
 shift $(( $# > 0 ? 1 : 0 ))
 
+# Without this the Swift runtime backtracer handles the trap of a failed invariant and
+# libFuzzer never writes the crash file.
+export SWIFT_BACKTRACE=enable=no
+
 swift build -c release --sanitize=fuzzer -Xswiftc -DINVISO_FUZZING \
     --product InvisoMeshFuzz --scratch-path .build-fuzz
 swift build --product InvisoMeshFuzz
