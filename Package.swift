@@ -128,6 +128,12 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .executableTarget(
+            name: "InvisoMeshFuzz",
+            dependencies: ["InvisoMesh"],
+            path: "Fuzz/InvisoMeshFuzz",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
             name: "InvisoSignalFuzz",
             dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting"],
             path: "Fuzz/InvisoSignalFuzz",

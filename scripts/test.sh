@@ -12,4 +12,6 @@ trap 'rm -rf "$seeds"' EXIT
 "$bin/InvisoNoiseFuzz" "$seeds" | tail -n 1
 "$bin/InvisoSignalFuzz" --write-seeds "$seeds/signal" >/dev/null
 "$bin/InvisoSignalFuzz" "$seeds/signal" | tail -n 1
+"$bin/InvisoMeshFuzz" --write-seeds "$seeds/mesh" >/dev/null
+"$bin/InvisoMeshFuzz" "$seeds/mesh" | tail -n 1
 swift test

@@ -20,7 +20,9 @@ public struct MeshPacket: Hashable, Sendable {
     public var recipientID: PeerID?
     /// A source route of intermediate hops (version 2 only); `nil` when absent.
     public var route: [PeerID]?
-    /// The payload bytes as carried (compressed when ``isCompressed``).
+    /// The payload bytes as carried: when ``isCompressed``, the original-size prefix (v1
+    /// u16, v2 u32) followed by the raw DEFLATE stream; read it with
+    /// ``decompressedPayload(limit:)``.
     public var payload: [UInt8]
     /// Whether ``payload`` is compressed (flag 0x04).
     public var isCompressed: Bool
