@@ -131,6 +131,12 @@ struct GoldenVectorTests {
             signature: inputs["signature"] is String ? try hex(inputs["signature"]) : nil)
         #expect(try packet.encoded() == expected, "\(vector["name"]!): encoding")
         #expect(try MeshPacket.decode(expected) == packet, "\(vector["name"]!): decoding")
+        #expect(try MeshPacket.decode(try packet.encoded(padded: true)) == packet, "\(vector["name"]!): padded")
+        for length in 0..<expected.count {
+            #expect(throws: MeshWireError.self, "\(vector["name"]!): prefix \(length) decoded") {
+                try MeshPacket.decode(expected.prefix(length))
+            }
+        }
     }
 
     static func chatMessage(_ vector: [String: Any]) throws {
