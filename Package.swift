@@ -121,21 +121,26 @@ let package = Package(
             ],
             swiftSettings: upcoming
         ),
+        .target(
+            name: "InvisoFuzzSupport",
+            path: "Fuzz/InvisoFuzzSupport",
+            swiftSettings: upcoming
+        ),
         .executableTarget(
             name: "InvisoNoiseFuzz",
-            dependencies: ["InvisoNoise", "InvisoCrypto", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["InvisoNoise", "InvisoCrypto", "InvisoFuzzSupport", .product(name: "Crypto", package: "swift-crypto")],
             path: "Fuzz/InvisoNoiseFuzz",
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "InvisoMeshFuzz",
-            dependencies: ["InvisoMesh"],
+            dependencies: ["InvisoMesh", "InvisoFuzzSupport"],
             path: "Fuzz/InvisoMeshFuzz",
             swiftSettings: upcoming
         ),
         .executableTarget(
             name: "InvisoSignalFuzz",
-            dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting"],
+            dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting", "InvisoFuzzSupport"],
             path: "Fuzz/InvisoSignalFuzz",
             swiftSettings: upcoming
         ),

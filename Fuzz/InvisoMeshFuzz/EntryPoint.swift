@@ -16,10 +16,14 @@ func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     return 0
 }
 #else
+import InvisoFuzzSupport
+
 @main
 enum EntryPoint {
     static func main() {
-        Replay.main(Array(CommandLine.arguments.dropFirst()))
+        FuzzReplay.main(
+            tool: "InvisoMeshFuzz", arguments: Array(CommandLine.arguments.dropFirst()), seeds: SeedCorpus.inputs,
+            run: MeshFuzzTarget.run)
     }
 }
 #endif

@@ -1,3 +1,5 @@
+import InvisoFuzzSupport
+
 /// The one entry function shared by the libFuzzer callback and the replay tool.
 ///
 /// The first byte picks a scenario; the rest is its input. Every decoder gets arbitrary

@@ -1,11 +1,7 @@
 internal import InvisoCrypto
 internal import InvisoSignal
 internal import InvisoTesting
-
-/// Stops the process when a property of the library does not hold (kept in release builds).
-func invariant(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, line: UInt = #line) {
-    if !condition() { fatalError("invariant violated: \(message())", line: line) }
-}
+internal import InvisoFuzzSupport
 
 /// A deterministic conversation: Bob's store after receiving Alice's first (pre-key)
 /// message and replying, Alice's next messages, and a fresh Bob store for pre-key input.

@@ -1,4 +1,5 @@
 import InvisoMesh
+internal import InvisoFuzzSupport
 
 /// `Inflate.decompress` on arbitrary bytes with a limit of 0…65,535 from the input: the
 /// output never exceeds the limit, and decoding is deterministic.

@@ -1,4 +1,5 @@
 import InvisoMesh
+internal import InvisoFuzzSupport
 
 /// `MeshPacket.decode` on arbitrary bytes.
 ///

@@ -1,4 +1,5 @@
 import InvisoMesh
+internal import InvisoFuzzSupport
 
 /// One payload decoder on arbitrary bytes, chosen by the next input byte. Whatever a decoder
 /// accepts must re-encode without error to bytes that decode to the same value; for the

@@ -1,4 +1,5 @@
 import InvisoMesh
+internal import InvisoFuzzSupport
 
 /// Up to 64 operations on a `Reassembler` with small limits (4 sets, 1 s, 2,048 bytes):
 /// genuine fragments of a fixture packet, forged fragment payloads, raw bytes decoded as

@@ -1,5 +1,6 @@
 internal import Foundation
 import InvisoMesh
+internal import InvisoFuzzSupport
 
 /// The seed corpus: genuine encodings for every scenario, so the fuzzer starts from inputs
 /// that get through every check.
@@ -73,20 +74,5 @@ enum SeedCorpus {
             index = next
         }
         return result
-    }
-
-    /// Writes every seed to `directory` (created if needed); returns how many.
-    static func write(to directory: String) -> Int {
-        let url = URL(fileURLWithPath: directory, isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            let seeds = inputs()
-            for seed in seeds {
-                try Data(seed.bytes).write(to: url.appendingPathComponent("seed-\(seed.name)"))
-            }
-            return seeds.count
-        } catch {
-            Replay.fail("cannot write seeds to \(directory): \(error)")
-        }
     }
 }

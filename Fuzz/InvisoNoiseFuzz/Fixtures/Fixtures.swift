@@ -1,4 +1,5 @@
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// Everything the scenarios precompute once per process.
 struct Fixtures: Sendable {

@@ -2,6 +2,7 @@ internal import Crypto
 internal import Foundation
 internal import InvisoCrypto
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// Fixed key material, so every run of the harness is deterministic and a crash input
 /// reproduces exactly. Private keys are SHA-256 of a label; never use such keys outside tests.

@@ -1,5 +1,6 @@
 internal import Crypto
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// A genuine handshake run once with fixed keys: every message, and both parties' states
 /// before and after each one. Scenarios start from these states and feed them mutated

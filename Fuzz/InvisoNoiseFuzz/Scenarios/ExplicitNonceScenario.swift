@@ -1,4 +1,5 @@
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// Scenario 2: `ExplicitNonceTransport.open` over a sequence of messages, checked against
 /// a simple model of the replay window.

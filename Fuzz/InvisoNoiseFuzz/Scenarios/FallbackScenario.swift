@@ -1,4 +1,5 @@
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// Scenario 4: Noise Pipes. Bob (`IK` responder) receives a forged first message, fails,
 /// and falls back to `XXfallback` with whatever ephemeral key the message starts with.

@@ -1,4 +1,5 @@
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// Scenario 0: a party in the middle of a genuine handshake reads a forged message.
 ///

@@ -1,4 +1,5 @@
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// Scenario 3: `NoiseProtocol(name)` on the rest of the input decoded as UTF-8 (invalid
 /// sequences become U+FFFD). A name that parses must round-trip and must run: two parties

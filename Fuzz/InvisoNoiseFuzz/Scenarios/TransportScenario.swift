@@ -1,4 +1,5 @@
 internal import InvisoNoise
+internal import InvisoFuzzSupport
 
 /// Scenario 1: a completed session's `NoiseTransport.decrypt` fed a sequence of genuine,
 /// forged, mutated, replayed and oversized messages, with rekeys and nonce jumps to the

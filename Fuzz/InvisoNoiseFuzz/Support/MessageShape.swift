@@ -1,3 +1,5 @@
+import InvisoFuzzSupport
+
 /// Turns fuzz bytes into a message, mostly by mutating a genuine one so that the fuzzer
 /// gets past the length and key checks and reaches the decryption and DH code.
 enum MessageShape {

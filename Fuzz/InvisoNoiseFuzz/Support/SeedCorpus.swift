@@ -1,4 +1,3 @@
-internal import Foundation
 internal import InvisoNoise
 
 /// The seed corpus: one input per scenario and fixture that replays a genuine message (so
@@ -41,20 +40,5 @@ enum SeedCorpus {
         }
         seeds.append(("fallback-raw-genuine", [scenario.fallback.rawValue, 0] + fixtures.fallback.aliceMessage))
         return seeds
-    }
-
-    /// Writes every seed to `directory` (created if needed); returns how many.
-    static func write(to directory: String) -> Int {
-        let url = URL(fileURLWithPath: directory, isDirectory: true)
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-            let seeds = inputs()
-            for seed in seeds {
-                try Data(seed.bytes).write(to: url.appendingPathComponent("seed-\(seed.name)"))
-            }
-            return seeds.count
-        } catch {
-            Replay.fail("cannot write seeds to \(directory): \(error)")
-        }
     }
 }

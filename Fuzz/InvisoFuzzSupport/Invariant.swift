@@ -3,7 +3,7 @@
 /// This is `precondition` that keeps its message in optimised builds (the fuzzer runs a
 /// release build, where `precondition` traps without saying which check failed). The trap
 /// is what libFuzzer reports as a crash.
-func invariant(
+package func invariant(
     _ condition: @autoclosure () -> Bool,
     _ message: @autoclosure () -> String,
     file: StaticString = #fileID,
@@ -14,13 +14,13 @@ func invariant(
     }
 }
 
-/// Runs an operation that must succeed (re-encoding what was just decoded); any error is a
-/// finding.
-func mustSucceed<Result>(
+/// Runs an operation that must succeed on genuine input (parsing a fixture, re-encoding what
+/// was just decoded); any error is a finding.
+package func mustSucceed<Result, Failure: Error>(
     _ what: @autoclosure () -> String,
     file: StaticString = #fileID,
     line: UInt = #line,
-    _ body: () throws -> Result
+    _ body: () throws(Failure) -> Result
 ) -> Result {
     do {
         return try body()
