@@ -33,3 +33,26 @@ struct DuplicateFilterTests {
         #expect(filter.contains(Self.id(100)))
     }
 }
+
+@Suite("Key set")
+struct KeySetTests {
+    @Test("inserts, removals and lookups agree with Set over a seeded random sequence")
+    func matchesSet() {
+        var random = MeshRandom(seed: 99)
+        var keys = KeySet()
+        var reference = Set<UInt64>()
+        // Few distinct keys with colliding low bits, so probe runs and backward shifts happen.
+        for _ in 0..<20_000 {
+            let key = (random.next() % 300) << 20 | (random.next() % 4)
+            switch random.int(in: 0...2) {
+            case 0: #expect(keys.insert(key) == reference.insert(key).inserted)
+            case 1:
+                keys.remove(key)
+                reference.remove(key)
+            default: #expect(keys.contains(key) == reference.contains(key))
+            }
+            #expect(keys.count == reference.count)
+        }
+        for key in reference { #expect(keys.contains(key)) }
+    }
+}

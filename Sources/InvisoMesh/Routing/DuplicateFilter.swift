@@ -16,7 +16,7 @@ struct DuplicateFilter {
     /// Capacity over the expected number of live entries.
     let headroom: Double
 
-    private var keys: Set<UInt64> = []
+    private var keys = KeySet()
     /// Arrival order for expiry: (key, time) oldest first, consumed from `head`.
     private var order: [(key: UInt64, time: MeshTime)] = []
     private var head = 0
@@ -47,7 +47,7 @@ struct DuplicateFilter {
 
     /// Records `id`; returns `false` if it was already there.
     mutating func insert(_ id: PacketID, now: MeshTime) -> Bool {
-        guard keys.insert(id.dedupKey).inserted else { return false }
+        guard keys.insert(id.dedupKey) else { return false }
         order.append((id.dedupKey, now))
         updateRate(now: now)
         expire(now: now)
