@@ -60,7 +60,8 @@ public struct DeliverySummary: Sendable, Hashable {
 
 extension MeshSimulation {
     /// The broadcasts' results. `transmissions` counts their data and sync-response
-    /// transmissions plus every REQUEST_SYNC of the run (sync exists for broadcasts).
+    /// transmissions plus every REQUEST_SYNC sent since ``markWorkloadStart()`` (or since
+    /// the start): sync exists for broadcasts, so all of it is charged to them.
     public func broadcastSummary() -> DeliverySummary {
         var summary = DeliverySummary()
         for record in messages where record.kind == .broadcast && !record.hops.isEmpty {
@@ -73,7 +74,7 @@ extension MeshSimulation {
             summary.hopSum += record.hopSum
             summary.latencies += record.latencies
         }
-        summary.transmissions += counters.syncRequests
+        summary.transmissions += counters.syncRequests - syncRequestsBeforeWorkload
         return summary
     }
 

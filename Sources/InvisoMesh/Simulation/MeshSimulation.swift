@@ -27,6 +27,11 @@ public final class MeshSimulation {
     var queue = TimeOrderedQueue<Event>()
     var frames: [MeshFrame?] = []
     var frameHops: [UInt16] = []
+    /// The workload message each queued frame carries (-1: none).
+    var frameMessage: [Int32] = []
+    /// The last packet ID looked up, and its message (a relay sends one packet on several
+    /// links in a row).
+    var lastLookup: (id: PacketID, message: Int32)?
     var freeSlots: [Int32] = []
     var pendingWake: [UInt64]
     var random: MeshRandom
@@ -182,6 +187,15 @@ public final class MeshSimulation {
         queue.insert(.originate(message: index), at: packet.timestamp)
     }
 
+    /// REQUEST_SYNCs sent before ``markWorkloadStart()``.
+    var syncRequestsBeforeWorkload = 0
+
+    /// Marks the end of a warm-up: REQUEST_SYNCs sent so far (which spread announces) are
+    /// not charged to the broadcasts.
+    public func markWorkloadStart() {
+        syncRequestsBeforeWorkload = counters.syncRequests
+    }
+
     // MARK: - Running
 
     /// Processes events up to `time` milliseconds after the start.
@@ -194,9 +208,10 @@ public final class MeshSimulation {
             case .frame(let node, let link, let slot):
                 let frame = frames[Int(slot)]!
                 let hops = frameHops[Int(slot)]
+                let message = frameMessage[Int(slot)]
                 frames[Int(slot)] = nil
                 freeSlots.append(slot)
-                arrive(frame, hops: hops, at: Int(node), link: link)
+                arrive(frame, message: message, hops: hops, at: Int(node), link: link)
             case .wake(let node):
                 let index = Int(node)
                 if pendingWake[index] == time { pendingWake[index] = .max }
@@ -230,12 +245,12 @@ public final class MeshSimulation {
         perform(routers[origin].originate(packet, id: messages[index].id, now: MeshTime(milliseconds: now)), at: origin)
     }
 
-    private func arrive(_ frame: MeshFrame, hops: UInt16, at node: Int, link: UInt32) {
+    private func arrive(_ frame: MeshFrame, message: Int32, hops: UInt16, at node: Int, link: UInt32) {
         guard online[node] else {
             counters.droppedOffline += 1
             return
         }
-        if case .packet(_, let id) = frame, let message = messageIndex[id] {
+        if message >= 0, case .packet = frame {
             let record = Int(message)
             if !messages[record].hops.isEmpty, messages[record].hops[node] == .max { messages[record].hops[node] = hops }
         }
@@ -289,9 +304,11 @@ public final class MeshSimulation {
     /// One transmission on one link (called by ``SimulatedLink/send(_:)``).
     func transmit(_ frame: MeshFrame, from node: Int32, link: UInt32) {
         var hops: UInt16 = 0
+        var carried: Int32 = -1
         switch frame {
         case .packet(let packet, let id):
-            if let message = messageIndex[id] {
+            if let message = lookup(id) {
+                carried = message
                 let record = Int(message)
                 messages[record].transmissions += 1
                 let senderHops = messages[record].hops.isEmpty ? 0 : messages[record].hops[Int(node)]
@@ -307,7 +324,7 @@ public final class MeshSimulation {
         case .syncRequest:
             counters.syncRequests += 1
         case .acknowledgement(let acknowledgement):
-            if let message = messageIndex[acknowledgement.packetID] {
+            if let message = lookup(acknowledgement.packetID) {
                 messages[Int(message)].transmissions += 1
                 counters.acknowledgements += 1
             } else {
@@ -323,18 +340,28 @@ public final class MeshSimulation {
             slot = free
             frames[Int(slot)] = frame
             frameHops[Int(slot)] = hops
+            frameMessage[Int(slot)] = carried
         } else {
             slot = Int32(frames.count)
             frames.append(frame)
             frameHops.append(hops)
+            frameMessage.append(carried)
         }
         let latency = UInt64(random.int(in: parameters.latencyMilliseconds))
         let neighbour = graph.neighbours[Int(node)][Int(link)]
         queue.insert(.frame(node: neighbour, link: reverseLink[Int(node)][Int(link)], slot: slot), at: now + latency)
     }
 
+    /// The workload message with this packet ID, if any.
+    private func lookup(_ id: PacketID) -> Int32? {
+        if let last = lastLookup, last.id == id { return last.message }
+        guard let message = messageIndex[id] else { return nil }
+        lastLookup = (id, message)
+        return message
+    }
+
     private func recordDelivery(_ id: PacketID, at node: Int) {
-        guard let message = messageIndex[id] else { return }
+        guard let message = lookup(id) else { return }
         let record = Int(message)
         let latency = now - messages[record].sentAt
         let hops = Int(messages[record].hops[node])
