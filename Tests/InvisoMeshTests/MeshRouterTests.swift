@@ -133,7 +133,13 @@ struct FloodingTests {
         let sent = harness.advance(500).compactMap(\.transmitted)
         #expect(sent.first?.links.count == 2)
         #expect(sent.first?.links.contains(LinkID(0)) == false)
-        #expect(MeshRouter.FanOut.logarithmic == .logarithmic)
+        // Announces always go to every remaining link.
+        let announce = MeshPacket(
+            type: .announce, ttl: 7, timestamp: Harness.start.milliseconds, senderID: Harness.bob, payload: [4])
+        _ = harness.receive(announce, on: 0)
+        #expect(harness.advance(500).compactMap(\.transmitted).first?.links.count == 5)
+        // BitChat's logarithmic subset: all of 2, then bitLength(count - 1) + 1.
+        #expect([1, 2, 3, 4, 5, 9, 17].map { MeshRouter.FanOut.logarithmic.size(for: $0) } == [1, 2, 3, 3, 4, 5, 6])
     }
 
     @Test("a packet too old for the duplicate window is dropped, not delivered")

@@ -34,8 +34,12 @@ extension MeshRouter {
         /// The suppression counter applies only above this many links (a chain node must
         /// relay whatever it hears). BitChat: 2.
         public var suppressionMinimumDegree = 2
-        /// How many of the links that have not sent us the packet a relay goes to.
-        public var fanOut: FanOut = .all
+        /// How many of the links that have not sent us the packet a relay of a public
+        /// broadcast goes to. Announces, fragments and directed packets always go to all of
+        /// them, as in BitChat (`BLEFanoutSelector.shouldSubset`, permissionlesstech/bitchat
+        /// `bitchat/Services/BLE/BLEFanoutSelector.swift`@3fb94862): announces teach routes,
+        /// and a fragment lost to one subset stalls a whole reassembly.
+        public var fanOut: FanOut = .logarithmic
 
         // MARK: Duplicate suppression
 
@@ -120,7 +124,8 @@ extension MeshRouter {
         /// At most this many.
         case atMost(Int)
 
-        func size(for count: Int) -> Int {
+        /// How many of `count` links a relay goes to.
+        public func size(for count: Int) -> Int {
             switch self {
             case .all: return count
             case .logarithmic:

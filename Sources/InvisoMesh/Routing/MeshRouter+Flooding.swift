@@ -130,7 +130,8 @@ extension MeshRouter {
             statistics.relaysSuppressed += 1
             return
         }
-        let size = configuration.fanOut.size(for: targets.count)
+        let subsetted = pending.packet.isBroadcast && pending.packet.type != .announce && pending.packet.type != .fragment
+        let size = subsetted ? configuration.fanOut.size(for: targets.count) : targets.count
         if size < targets.count {
             // A partial Fisher–Yates shuffle picks `size` links at random.
             for index in 0..<size { targets.swapAt(index, random.int(in: index...(targets.count - 1))) }
