@@ -124,34 +124,35 @@ struct BenchMesh: ParsableCommand {
         figure("broadcast hop stretch", broadcast.meanStretch, "x", flood.broadcast.meanStretch)
         figure("broadcast p95 latency", broadcast.latencyQuantile(0.95), "ms", flood.broadcast.latencyQuantile(0.95), precision: 0)
         out.figure(prefix + "TTL-7 naive flood reach", ttlFlood.broadcast.deliveryRatio * 100, "%")
-        out.figure(prefix + "TTL-7 naive flood transmissions per reached node", ttlFlood.broadcast.transmissionsPerDelivery, "tx")
+        out.figure(prefix + "TTL-7 naive flood tx per reached node", ttlFlood.broadcast.transmissionsPerDelivery, "tx")
         figure("direct delivered within 60 s", direct.deliveryRatio * 100, "%", flood.direct.deliveryRatio * 100)
         figure("direct transmissions per message", direct.transmissionsPerMessage, "tx", flood.direct.transmissionsPerMessage)
         out.figure(
-            prefix + "direct with a route at send: \(routed.messages) of \(direct.messages), tx per message",
+            prefix + "direct, route known: tx per message",
             routed.transmissionsPerMessage, "tx", baselineName: "2 x shortest hops + 4",
             baseline: 2 * routed.meanShortestHops + 4,
             ratio: routed.transmissionsPerMessage / (2 * routed.meanShortestHops + 4), precision: 2)
+        out.note("\(nodeCount): \(routed.messages) of \(direct.messages) direct messages' senders knew a route when sending")
         out.figure(
-            prefix + "direct with a route: delivered within 60 s", routed.deliveryRatio * 100, "%")
+            prefix + "direct, route known: delivered within 60 s", routed.deliveryRatio * 100, "%")
         out.figure(
-            prefix + "direct with a route: mean hops travelled", routed.delivered == 0 ? 0 : Double(routed.hopSum) / Double(routed.delivered),
+            prefix + "direct, route known: mean hops travelled", routed.delivered == 0 ? 0 : Double(routed.hopSum) / Double(routed.delivered),
             "hops", baselineName: "mean shortest", baseline: routed.meanShortestHops,
             ratio: routed.meanShortestHops == 0 ? 0 : Double(routed.hopSum) / Double(max(1, routed.delivered)) / routed.meanShortestHops,
             precision: 2)
         figure("direct hop stretch", direct.meanStretch, "x", flood.direct.meanStretch)
         figure("direct p95 latency", direct.latencyQuantile(0.95), "ms", flood.direct.latencyQuantile(0.95), precision: 0)
         let counters = simulation.counters
-        out.figure(prefix + "background: announce transmissions per node", Double(counters.announces) / Double(n), "tx")
+        out.figure(prefix + "announce transmissions per node (background)", Double(counters.announces) / Double(n), "tx")
         out.figure(
-            prefix + "REQUEST_SYNCs per node per minute (warm-up)",
+            prefix + "REQUEST_SYNCs per node per minute, warm-up",
             Double(warmUpSyncRequests) / Double(n) / (Double(Self.warmUp) / 60_000), "tx")
         out.figure(
-            prefix + "REQUEST_SYNCs per node per minute (workload; charged to broadcasts)",
+            prefix + "REQUEST_SYNCs per node per minute, workload",
             Double(counters.syncRequests - warmUpSyncRequests) / Double(n) / ((Double(end) - Double(Self.warmUp)) / 60_000), "tx")
-        out.figure(prefix + "simulation wall time, warm-up (announces)", warmUpWall, "s")
-        out.figure(prefix + "simulation wall time, \(messages) messages", wall, "s")
-        out.figure(prefix + "simulation wall time (both floods)", floodWall, "s")
+        out.figure(prefix + "wall time, warm-up (announces)", warmUpWall, "s")
+        out.figure(prefix + "wall time, \(messages) messages", wall, "s")
+        out.figure(prefix + "wall time, both naive floods", floodWall, "s")
         out.note(
             "\(nodeCount): \(warmUpEvents) warm-up events, \(counters.events - warmUpEvents) workload events; transmissions: broadcast data \(counters.broadcastData), "
                 + "broadcast sync responses \(counters.broadcastSyncResponses), REQUEST_SYNCs \(counters.syncRequests), "
