@@ -109,6 +109,7 @@ let package = Package(
                 "InvisoNoise",
                 "InvisoSignal",
                 "InvisoServer",
+                "InvisoMesh",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -5,6 +5,6 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks; build with -c release for meaningful figures.",
-        subcommands: [BenchNoise.self, BenchSignal.self, BenchServer.self, BenchIdleClients.self]
+        subcommands: [BenchNoise.self, BenchSignal.self, BenchServer.self, BenchIdleClients.self, BenchMesh.self]
     )
 }

@@ -1,0 +1,412 @@
+/// A discrete-event simulation of a mesh of ``MeshRouter``s on a ``GeometricGraph``.
+///
+/// Events (frame arrivals, router timers, message origins, nodes going offline and back)
+/// come out of one time-ordered queue; ties keep their insertion order and every random
+/// draw comes from generators seeded by ``SimulationParameters/seed``, so a run is the
+/// same every time. Packets are never encoded: frames travel as values, and each message's
+/// ``PacketID`` is computed once when it is made. Every transmission on a link is counted,
+/// lost or not.
+///
+/// Not thread-safe: one simulation runs on one thread.
+public final class MeshSimulation {
+    /// The graph.
+    public let graph: GeometricGraph
+    /// The parameters.
+    public let parameters: SimulationParameters
+    /// The peer ID of each node.
+    public let peerIDs: [PeerID]
+    /// The routers, one per node (read them to inspect state).
+    public private(set) var routers: [MeshRouter]
+    /// Simulated time at the start (milliseconds since the Unix epoch).
+    public let epoch: UInt64 = 1_750_000_000_000
+
+    var links: [[SimulatedLink]] = []
+    /// For node u's link i: u's link index at the neighbour.
+    var reverseLink: [[UInt32]] = []
+    var online: [Bool]
+    var queue = TimeOrderedQueue<Event>()
+    var frames: [MeshFrame?] = []
+    var frameHops: [UInt16] = []
+    /// The workload message each queued frame carries (-1: none).
+    var frameMessage: [Int32] = []
+    /// The last packet ID looked up, and its message (a relay sends one packet on several
+    /// links in a row).
+    var lastLookup: (id: PacketID, message: Int32)?
+    var freeSlots: [Int32] = []
+    var pendingWake: [UInt64]
+    var random: MeshRandom
+    /// Current simulated time.
+    public private(set) var now: UInt64
+
+    var messages: [MessageRecord] = []
+    var messageIndex: [PacketID: Int32] = [:]
+    /// Transmissions by category.
+    public private(set) var counters = Counters()
+
+    enum Event {
+        case frame(node: Int32, link: UInt32, slot: Int32)
+        case wake(node: Int32)
+        case originate(message: Int32)
+        case setOnline(node: Int32, online: Bool)
+    }
+
+    /// A message of the workload and what became of it.
+    struct MessageRecord {
+        var kind: SimulatedMessage.Kind
+        var origin: Int32
+        var sentAt: UInt64
+        var id: PacketID
+        var hops: [UInt16]
+        var shortest: [Int32]
+        var transmissions = 0
+        var delivered = 0
+        var deliveredLate = 0
+        var latencies: [UInt32] = []
+        var stretchSum = 0.0
+        var hopSum = 0
+        var routeKnown = false
+    }
+
+    /// Transmissions counted by what they carried.
+    public struct Counters: Sendable, Hashable {
+        /// Workload broadcasts: origin sends and relays.
+        public var broadcastData = 0
+        /// Workload broadcasts sent in answer to REQUEST_SYNCs.
+        public var broadcastSyncResponses = 0
+        /// Workload directed packets (unicast hops, retries, floods, spool deliveries).
+        public var directedData = 0
+        /// Acknowledgements of workload directed packets.
+        public var acknowledgements = 0
+        /// REQUEST_SYNCs.
+        public var syncRequests = 0
+        /// Announces (relays and sync responses included).
+        public var announces = 0
+        /// Anything else.
+        public var other = 0
+        /// Transmissions lost on the link.
+        public var lost = 0
+        /// Frames that arrived at a node that was offline.
+        public var droppedOffline = 0
+        /// Events processed.
+        public var events = 0
+
+        /// Every transmission.
+        public var total: Int {
+            broadcastData + broadcastSyncResponses + directedData + acknowledgements + syncRequests + announces + other
+        }
+    }
+
+    /// Creates a simulation with every node online and every link up at time 0.
+    public init(graph: GeometricGraph, parameters: SimulationParameters) {
+        self.graph = graph
+        self.parameters = parameters
+        var random = MeshRandom(seed: parameters.seed ^ 0x5EED_0F51_3B1A_7E00)
+        var ids: [PeerID] = []
+        var used = Set<UInt64>()
+        while ids.count < graph.count {
+            let value = random.next()
+            if value != PeerID.broadcast.rawValue, used.insert(value).inserted { ids.append(PeerID(rawValue: value)) }
+        }
+        peerIDs = ids
+        routers = (0..<graph.count).map { node in
+            {
+                var derived = random.derived(UInt64(node))
+                return MeshRouter(localID: ids[node], configuration: parameters.router, seed: derived.next())
+            }()
+        }
+        self.random = random
+        online = [Bool](repeating: true, count: graph.count)
+        pendingWake = [UInt64](repeating: .max, count: graph.count)
+        now = epoch
+        links = (0..<graph.count).map { node in
+            graph.neighbours[node].enumerated().map { index, neighbour in
+                SimulatedLink(id: LinkID(UInt32(index)), peer: ids[Int(neighbour)], node: Int32(node), simulation: self)
+            }
+        }
+        reverseLink = (0..<graph.count).map { node in
+            graph.neighbours[node].map { neighbour in
+                UInt32(graph.neighbours[Int(neighbour)].firstIndex(of: Int32(node))!)
+            }
+        }
+        let start = MeshTime(milliseconds: now)
+        for node in 0..<graph.count {
+            for link in links[node] {
+                perform(routers[node].linkUp(link.id, peer: link.peer, now: start), at: node)
+            }
+        }
+    }
+
+    // MARK: - Workload
+
+    /// Schedules an announce from `node` at `time` milliseconds after the start (background
+    /// traffic that teaches routes; not a workload message).
+    public func announce(node: Int, atMillisecond time: Int64) {
+        let packet = MeshPacket(
+            type: .announce, ttl: 7, timestamp: epoch + UInt64(time), senderID: peerIDs[node],
+            payload: [UInt8](repeating: 0xA5, count: 70))
+        addMessage(SimulatedMessage(origin: node, atMillisecond: time, kind: .announce), packet: packet)
+    }
+
+    /// Schedules a workload message. Its packet is a public message (broadcast) or a Noise
+    /// message to the recipient (direct), with a 100-byte payload.
+    public func schedule(_ message: SimulatedMessage) {
+        var payload = [UInt8](repeating: 0, count: 100)
+        let serial = UInt64(messages.count)
+        for index in 0..<8 { payload[index] = UInt8(truncatingIfNeeded: serial >> (8 * UInt64(index))) }
+        let packet: MeshPacket
+        switch message.kind {
+        case .broadcast, .announce:
+            packet = MeshPacket(
+                type: .message, ttl: 7, timestamp: epoch + UInt64(message.time), senderID: peerIDs[message.origin],
+                payload: payload)
+        case .direct(let recipient):
+            packet = MeshPacket(
+                type: .noiseEncrypted, ttl: 7, timestamp: epoch + UInt64(message.time),
+                senderID: peerIDs[message.origin], recipientID: peerIDs[recipient], payload: payload)
+        }
+        addMessage(message, packet: packet)
+    }
+
+    /// Takes `node` offline at `from` and back online at `until` (milliseconds after the
+    /// start): its links go down at both ends, frames to it are lost, its timers wait.
+    public func setOffline(node: Int, fromMillisecond from: Int64, untilMillisecond until: Int64) {
+        queue.insert(.setOnline(node: Int32(node), online: false), at: epoch + UInt64(from))
+        queue.insert(.setOnline(node: Int32(node), online: true), at: epoch + UInt64(until))
+    }
+
+    private var pendingPackets: [Int32: MeshPacket] = [:]
+
+    private func addMessage(_ message: SimulatedMessage, packet: MeshPacket) {
+        let index = Int32(messages.count)
+        let id = PacketID(packet)
+        messages.append(
+            MessageRecord(
+                kind: message.kind, origin: Int32(message.origin), sentAt: packet.timestamp, id: id, hops: [], shortest: []))
+        messageIndex[id] = index
+        pendingPackets[index] = packet
+        queue.insert(.originate(message: index), at: packet.timestamp)
+    }
+
+    /// REQUEST_SYNCs sent before ``markWorkloadStart()``.
+    var syncRequestsBeforeWorkload = 0
+
+    /// Marks the end of a warm-up: REQUEST_SYNCs sent so far (which spread announces) are
+    /// not charged to the broadcasts.
+    public func markWorkloadStart() {
+        syncRequestsBeforeWorkload = counters.syncRequests
+    }
+
+    // MARK: - Running
+
+    /// Processes events up to `time` milliseconds after the start.
+    public func run(untilMillisecond time: Int64) {
+        let limit = epoch + UInt64(max(0, time))
+        while let (time, event) = queue.popFirst(notAfter: limit) {
+            now = time
+            counters.events += 1
+            switch event {
+            case .frame(let node, let link, let slot):
+                let frame = frames[Int(slot)]!
+                let hops = frameHops[Int(slot)]
+                let message = frameMessage[Int(slot)]
+                frames[Int(slot)] = nil
+                freeSlots.append(slot)
+                arrive(frame, message: message, hops: hops, at: Int(node), link: link)
+            case .wake(let node):
+                let index = Int(node)
+                if pendingWake[index] == time { pendingWake[index] = .max }
+                guard online[index] else { continue }
+                perform(routers[index].tick(now: MeshTime(milliseconds: time)), at: index)
+            case .originate(let message):
+                originate(Int(message))
+            case .setOnline(let node, let isOnline):
+                setOnline(Int(node), isOnline)
+            }
+        }
+        now = max(now, limit)
+    }
+
+    private func originate(_ index: Int) {
+        guard let packet = pendingPackets.removeValue(forKey: Int32(index)) else { return }
+        let origin = Int(messages[index].origin)
+        var hops = [UInt16](repeating: .max, count: graph.count)
+        hops[origin] = 0
+        messages[index].hops = hops
+        switch messages[index].kind {
+        case .broadcast:
+            messages[index].shortest = graph.hopDistances(from: origin)
+        case .direct(let recipient):
+            messages[index].shortest = [graph.hopDistances(from: origin)[recipient]]
+            messages[index].routeKnown = routers[origin].nextHop(to: peerIDs[recipient]) != nil
+        case .announce:
+            break
+        }
+        guard online[origin] else { return }
+        perform(routers[origin].originate(packet, id: messages[index].id, now: MeshTime(milliseconds: now)), at: origin)
+    }
+
+    private func arrive(_ frame: MeshFrame, message: Int32, hops: UInt16, at node: Int, link: UInt32) {
+        guard online[node] else {
+            counters.droppedOffline += 1
+            return
+        }
+        if message >= 0, case .packet = frame {
+            let record = Int(message)
+            if !messages[record].hops.isEmpty, messages[record].hops[node] == .max { messages[record].hops[node] = hops }
+        }
+        perform(routers[node].receive(frame, on: LinkID(link), now: MeshTime(milliseconds: now)), at: node)
+    }
+
+    private func setOnline(_ node: Int, _ isOnline: Bool) {
+        guard online[node] != isOnline else { return }
+        let time = MeshTime(milliseconds: now)
+        if !isOnline {
+            online[node] = false
+            for (index, neighbour) in graph.neighbours[node].enumerated() {
+                let other = Int(neighbour)
+                perform(routers[node].linkDown(LinkID(UInt32(index)), now: time), at: node)
+                if online[other] { perform(routers[other].linkDown(LinkID(reverseLink[node][index]), now: time), at: other) }
+            }
+        } else {
+            online[node] = true
+            for (index, neighbour) in graph.neighbours[node].enumerated() where online[Int(neighbour)] {
+                let other = Int(neighbour)
+                perform(routers[node].linkUp(LinkID(UInt32(index)), peer: peerIDs[other], now: time), at: node)
+                perform(routers[other].linkUp(LinkID(reverseLink[node][index]), peer: peerIDs[node], now: time), at: other)
+            }
+            perform(routers[node].tick(now: time), at: node)
+        }
+    }
+
+    /// Carries out a router's actions at `node`.
+    func perform(_ actions: [MeshRouter.Action], at node: Int) {
+        for action in actions {
+            switch action {
+            case .transmit(let packet, let id, let links):
+                for link in links { self.links[node][Int(link.rawValue)].send(.packet(packet, id: id)) }
+            case .sendSyncRequest(let request, let link):
+                self.links[node][Int(link.rawValue)].send(.syncRequest(request))
+            case .sendAcknowledgement(let acknowledgement, let link):
+                self.links[node][Int(link.rawValue)].send(.acknowledgement(acknowledgement))
+            case .deliver(_, let id):
+                recordDelivery(id, at: node)
+            case .report:
+                break
+            case .schedule(let time):
+                if time.milliseconds < pendingWake[node] {
+                    pendingWake[node] = time.milliseconds
+                    queue.insert(.wake(node: Int32(node)), at: time.milliseconds)
+                }
+            }
+        }
+    }
+
+    /// One transmission on one link (called by ``SimulatedLink/send(_:)``).
+    func transmit(_ frame: MeshFrame, from node: Int32, link: UInt32) {
+        var hops: UInt16 = 0
+        var carried: Int32 = -1
+        switch frame {
+        case .packet(let packet, let id):
+            if let message = lookup(id) {
+                carried = message
+                let record = Int(message)
+                messages[record].transmissions += 1
+                let senderHops = messages[record].hops.isEmpty ? 0 : messages[record].hops[Int(node)]
+                hops = senderHops == .max ? 0 : senderHops &+ 1
+                switch messages[record].kind {
+                case .broadcast: if packet.isRSR { counters.broadcastSyncResponses += 1 } else { counters.broadcastData += 1 }
+                case .direct: counters.directedData += 1
+                case .announce: counters.announces += 1
+                }
+            } else {
+                counters.other += 1
+            }
+        case .syncRequest:
+            counters.syncRequests += 1
+        case .acknowledgement(let acknowledgement):
+            if let message = lookup(acknowledgement.packetID) {
+                messages[Int(message)].transmissions += 1
+                counters.acknowledgements += 1
+            } else {
+                counters.other += 1
+            }
+        }
+        if random.unit() < parameters.loss {
+            counters.lost += 1
+            return
+        }
+        let slot: Int32
+        if let free = freeSlots.popLast() {
+            slot = free
+            frames[Int(slot)] = frame
+            frameHops[Int(slot)] = hops
+            frameMessage[Int(slot)] = carried
+        } else {
+            slot = Int32(frames.count)
+            frames.append(frame)
+            frameHops.append(hops)
+            frameMessage.append(carried)
+        }
+        let latency = UInt64(random.int(in: parameters.latencyMilliseconds))
+        let neighbour = graph.neighbours[Int(node)][Int(link)]
+        queue.insert(.frame(node: neighbour, link: reverseLink[Int(node)][Int(link)], slot: slot), at: now + latency)
+    }
+
+    /// The workload message with this packet ID, if any.
+    private func lookup(_ id: PacketID) -> Int32? {
+        if let last = lastLookup, last.id == id { return last.message }
+        guard let message = messageIndex[id] else { return nil }
+        lastLookup = (id, message)
+        return message
+    }
+
+    private func recordDelivery(_ id: PacketID, at node: Int) {
+        guard let message = lookup(id) else { return }
+        let record = Int(message)
+        let latency = now - messages[record].sentAt
+        let hops = Int(messages[record].hops[node])
+        let shortest: Int32
+        switch messages[record].kind {
+        case .broadcast: shortest = messages[record].shortest[node]
+        case .direct(let recipient):
+            guard recipient == node else { return }
+            shortest = messages[record].shortest[0]
+        case .announce: return
+        }
+        guard latency <= UInt64(parameters.deadlineMilliseconds) else {
+            messages[record].deliveredLate += 1
+            return
+        }
+        messages[record].delivered += 1
+        messages[record].latencies.append(UInt32(latency))
+        messages[record].hopSum += hops
+        if shortest > 0 { messages[record].stretchSum += Double(hops) / Double(shortest) }
+    }
+}
+
+/// A message of a simulated workload.
+public struct SimulatedMessage: Sendable, Hashable {
+    /// What kind of message it is.
+    public enum Kind: Sendable, Hashable {
+        /// A public broadcast to every node.
+        case broadcast
+        /// A directed message to the node with this index.
+        case direct(to: Int)
+        /// An announce (background, not a workload message).
+        case announce
+    }
+
+    /// The sending node's index.
+    public var origin: Int
+    /// When it is sent, in milliseconds after the start.
+    public var time: Int64
+    /// What kind of message it is.
+    public var kind: Kind
+
+    /// Creates a message.
+    public init(origin: Int, atMillisecond time: Int64, kind: Kind) {
+        self.origin = origin
+        self.time = time
+        self.kind = kind
+    }
+}

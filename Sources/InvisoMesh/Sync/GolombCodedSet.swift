@@ -1,0 +1,211 @@
+/// The Golomb-coded set a REQUEST_SYNC carries: a compact, probabilistic list of the
+/// packets a node already has.
+///
+/// The construction is BitChat's (permissionlesstech/bitchat-android
+/// `app/src/main/java/com/bitchat/android/sync/GCSFilter.kt`@01723250 and
+/// permissionlesstech/bitchat `bitchat/Sync/GCSFilter.swift`@7994d1e5):
+/// - each packet's ``PacketID/syncHash`` is mapped to a bucket `hash % M`, with 0 mapped
+///   to 1 (as the Android client does; a bucket of 0 would encode a zero delta);
+/// - `M = N << P` for `N` packets, so the false-positive rate is about `2^-P`;
+///   `P = ceil(log2(1 / rate))`, 7 for BitChat's 1 % target;
+/// - the sorted, de-duplicated buckets are written as deltas `x ≥ 1`, each as a
+///   Golomb–Rice code: `(x - 1) >> P` one-bits, a zero bit, then the low `P` bits of
+///   `x - 1`, most significant bit first in each byte.
+///
+/// This type is the filter's value (`P`, `M` and the bit string); the REQUEST_SYNC TLVs
+/// that carry those three fields on the wire belong to the packet codec.
+public struct GolombCodedSet: Hashable, Sendable {
+    /// The Golomb–Rice parameter: remainder bits per entry.
+    public var p: UInt8
+    /// The hash range: buckets are in `1..<m`.
+    public var m: UInt32
+    /// The Golomb–Rice bit string.
+    public var data: [UInt8]
+
+    /// Wraps received filter fields.
+    public init(p: UInt8, m: UInt32, data: [UInt8]) {
+        self.p = p
+        self.m = m
+        self.data = data
+    }
+
+    /// The filter of no packets (`M = 1`, no data), as BitChat sends when it has nothing.
+    public static func empty(p: UInt8) -> GolombCodedSet { GolombCodedSet(p: p, m: 1, data: []) }
+
+    /// `ceil(log2(1 / rate))`, with `rate` clamped to [10^-6, 0.25] as BitChat does.
+    public static func parameter(falsePositiveRate rate: Double) -> UInt8 {
+        let clamped = min(0.25, max(0.000_001, rate))
+        var p: UInt8 = 1
+        while Double(UInt64(1) << UInt64(p)) < 1 / clamped - 1e-9 { p += 1 }
+        return p
+    }
+
+    /// The bucket a sync hash falls in for a filter of range `m`.
+    @inline(__always)
+    public static func bucket(_ syncHash: UInt64, m: UInt32) -> UInt64 {
+        let value = syncHash % UInt64(max(1, m))
+        return value == 0 ? 1 : value
+    }
+
+    /// Builds the filter over `hashes`, newest first, within `maxBytes`.
+    ///
+    /// Like BitChat it first takes as many hashes as `maxBytes` should hold at `P + 2`
+    /// bits each, then drops 10 % of the oldest at a time until the bit string fits.
+    /// - Returns: the filter and how many of the newest hashes it covers (the rest are
+    ///   older than everything in it).
+    public static func build(
+        newestFirst hashes: some Collection<UInt64>, maxBytes: Int, falsePositiveRate: Double
+    ) -> (filter: GolombCodedSet, includedCount: Int) {
+        let p = parameter(falsePositiveRate: falsePositiveRate)
+        let capacity = max(1, max(8, maxBytes * 8) / max(3, Int(p) + 2))
+        var count = min(hashes.count, capacity)
+        let candidates = Array(hashes.prefix(count))
+        var buckets = [UInt64]()
+        while true {
+            guard count > 0 else { return (.empty(p: p), 0) }
+            let m = UInt32(truncatingIfNeeded: min(UInt64(UInt32.max), UInt64(count) << UInt64(p)))
+            buckets.removeAll(keepingCapacity: true)
+            for index in 0..<count { buckets.append(bucket(candidates[index], m: m)) }
+            buckets.sort()
+            let data = encode(sortedBuckets: buckets, p: p, maxBytes: maxBytes)
+            if let data { return (GolombCodedSet(p: p, m: m, data: data), count) }
+            count = count * 9 / 10
+        }
+    }
+
+    /// Golomb–Rice codes sorted buckets; `nil` as soon as the output exceeds `maxBytes`.
+    static func encode(sortedBuckets: [UInt64], p: UInt8, maxBytes: Int) -> [UInt8]? {
+        var writer = BitWriter()
+        writer.bytes.reserveCapacity(min(maxBytes, sortedBuckets.count * (Int(p) + 2) / 8 + 8))
+        let mask = (UInt64(1) << UInt64(p)) &- 1
+        var previous: UInt64 = 0
+        for value in sortedBuckets where value != previous {
+            let x = value - previous - 1
+            previous = value
+            writer.writeOnes(Int(x >> UInt64(p)))
+            writer.write(bits: (x & mask), count: Int(p) + 1)  // the zero terminator, then P bits
+            if writer.byteCount > maxBytes { return nil }
+        }
+        let bytes = writer.finish()
+        return bytes.count > maxBytes ? nil : bytes
+    }
+
+    /// The filter's buckets, ascending. Decoding stops at the end of the data or at the
+    /// first value that is not below `m`, as BitChat's decoders do.
+    public func decodedBuckets() -> [UInt64] {
+        var values = [UInt64]()
+        values.reserveCapacity(data.count * 8 / (Int(p) + 2) + 1)
+        var reader = BitReader(data)
+        var accumulator: UInt64 = 0
+        while true {
+            guard let quotient = reader.readUnary(), let remainder = reader.readBits(Int(p)) else { break }
+            let (shifted, overflow) = UInt64(quotient).multipliedReportingOverflow(by: UInt64(1) << UInt64(p))
+            guard !overflow else { break }
+            accumulator &+= shifted &+ remainder &+ 1
+            if accumulator >= UInt64(m) { break }
+            values.append(accumulator)
+        }
+        return values
+    }
+
+    /// A decoded filter, ready for membership questions.
+    public func membership() -> Membership { Membership(buckets: decodedBuckets(), m: m) }
+
+    /// A decoded filter: answers "might the sender have this packet?".
+    public struct Membership: Sendable {
+        /// The decoded buckets, ascending.
+        public let buckets: [UInt64]
+        /// The filter's range.
+        public let m: UInt32
+
+        /// Whether the packet with this sync hash may be in the set (false positives at
+        /// about `2^-P`; never a false negative for a packet the sender included).
+        public func mightContain(_ syncHash: UInt64) -> Bool {
+            guard !buckets.isEmpty else { return false }
+            let target = GolombCodedSet.bucket(syncHash, m: m)
+            var low = 0
+            var high = buckets.count
+            while low < high {
+                let middle = (low + high) >> 1
+                if buckets[middle] < target { low = middle + 1 } else { high = middle }
+            }
+            return low < buckets.count && buckets[low] == target
+        }
+    }
+}
+
+// MARK: - Bit I/O
+
+/// Writes bits most significant first.
+private struct BitWriter {
+    var bytes: [UInt8] = []
+    private var accumulator: UInt64 = 0
+    private var pending = 0
+
+    var byteCount: Int { bytes.count + (pending + 7) / 8 }
+
+    mutating func writeOnes(_ count: Int) {
+        var left = count
+        while left > 0 {
+            let chunk = min(left, 32)
+            write(bits: (UInt64(1) << UInt64(chunk)) - 1, count: chunk)
+            left -= chunk
+        }
+    }
+
+    /// Appends the low `count` bits of `value` (`count` ≤ 56).
+    mutating func write(bits value: UInt64, count: Int) {
+        guard count > 0 else { return }
+        accumulator = accumulator << UInt64(count) | (value & ((UInt64(1) << UInt64(count)) - 1))
+        pending += count
+        while pending >= 8 {
+            pending -= 8
+            bytes.append(UInt8(truncatingIfNeeded: accumulator >> UInt64(pending)))
+        }
+        accumulator &= (UInt64(1) << UInt64(pending)) &- 1
+    }
+
+    mutating func finish() -> [UInt8] {
+        if pending > 0 {
+            bytes.append(UInt8(truncatingIfNeeded: accumulator << UInt64(8 - pending)))
+            pending = 0
+            accumulator = 0
+        }
+        return bytes
+    }
+}
+
+/// Reads bits most significant first.
+private struct BitReader {
+    private let bytes: [UInt8]
+    private var bitIndex = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    mutating func readBit() -> UInt64? {
+        let byteIndex = bitIndex >> 3
+        guard byteIndex < bytes.count else { return nil }
+        let bit = UInt64(bytes[byteIndex] >> (7 - UInt8(bitIndex & 7))) & 1
+        bitIndex += 1
+        return bit
+    }
+
+    /// Counts one-bits up to a zero; `nil` if the data ends first.
+    mutating func readUnary() -> Int? {
+        var count = 0
+        while true {
+            guard let bit = readBit() else { return nil }
+            if bit == 0 { return count }
+            count += 1
+        }
+    }
+
+    mutating func readBits(_ count: Int) -> UInt64? {
+        var value: UInt64 = 0
+        for _ in 0..<count {
+            guard let bit = readBit() else { return nil }
+            value = value << 1 | bit
+        }
+        return value
+    }
+}
