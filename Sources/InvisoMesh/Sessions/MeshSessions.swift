@@ -149,6 +149,9 @@ public struct MeshSessions: Sendable {
         }
     }
 
+    /// When the oldest handshake under way times out, for the owner's timer.
+    public var nextDeadline: UInt64? { pending.values.map { $0.started &+ Self.handshakeTimeout }.min() }
+
     /// Drops handshakes older than ``handshakeTimeout``; returns the peers they were with.
     public mutating func tick(now: UInt64) -> [PeerID] {
         let expired = pending.filter { now >= $0.value.started &+ Self.handshakeTimeout }.map(\.key).sorted()

@@ -141,8 +141,16 @@ public struct PrivateOutbox: Sendable {
     }
 
     /// The earliest time something is due or expires, for the owner's timer.
-    public var nextDeadline: UInt64? {
-        queues.values.joined().map { Swift.min($0.nextAttempt, $0.created &+ limits.lifetime) }.min()
+    public var nextDeadline: UInt64? { nextDeadline(sendableTo: { _ in true }) }
+
+    /// The earliest time something is due or expires, counting resends only to the peers
+    /// `sendableTo` accepts (for instance those with a session): messages for the others
+    /// wait for an event, not a timer, and only their expiry is due.
+    public func nextDeadline(sendableTo: (PeerID) -> Bool) -> UInt64? {
+        queues.flatMap { peer, entries in
+            let sendable = sendableTo(peer)
+            return entries.map { sendable ? Swift.min($0.nextAttempt, $0.created &+ limits.lifetime) : $0.created &+ limits.lifetime }
+        }.min()
     }
 }
 
