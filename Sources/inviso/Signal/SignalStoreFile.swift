@@ -1,11 +1,6 @@
 import Foundation
 import InvisoCrypto
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import InvisoSignal
 
 /// The `inviso signal` store: one JSON file (`DIR/signal-store.json`, mode 0600) holding
@@ -194,15 +189,6 @@ struct SignalStoreFile {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         let data = try encoder.encode(contents)
-        let temporary = directory.appendingPathComponent(".\(Self.fileName).\(UUID().uuidString).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: data, attributes: [.posixPermissions: 0o600])
-        else {
-            throw CLIError("cannot write \(temporary.path)")
-        }
-        // rename(2) replaces the old file atomically.
-        guard rename(temporary.path, fileURL.path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw CLIError("cannot replace \(fileURL.path)")
-        }
+        try AtomicFile.write(data, to: fileURL)
     }
 }

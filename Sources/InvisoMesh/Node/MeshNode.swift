@@ -1,0 +1,163 @@
+public import NIOCore
+
+/// A mesh node in a real process: a ``MeshNodeCore`` driven by a ``UDPMeshSocket`` and a
+/// timer.
+///
+/// Each neighbour is a UDP address and one link. Configured neighbours (`--peer`) are
+/// up from the start; any other address that sends a datagram that decodes as a packet
+/// becomes a neighbour too (up to ``maximumLinks``), so a line only needs each node to name
+/// the one before it. A neighbour silent for ``linkTimeout`` milliseconds goes down (the
+/// router stops counting on it) and comes back up with its next datagram, which starts a
+/// gossip sync with it.
+public actor MeshNode {
+    /// How long a neighbour may stay silent before its link goes down (ms). Nodes announce
+    /// every 10 s, so this covers three lost announcements.
+    public static let linkTimeout: UInt64 = 35_000
+    /// The most neighbours one node keeps.
+    public static let maximumLinks = 64
+    /// The longest the timer sleeps between checks (ms).
+    static let maximumSleep: UInt64 = 250
+
+    private struct Neighbour {
+        var address: SocketAddress
+        var lastHeard: UInt64
+        var isUp: Bool
+    }
+
+    private var core: MeshNodeCore
+    private let socket: UDPMeshSocket
+    private let clock: @Sendable () -> UInt64
+    private var neighbours: [LinkID: Neighbour] = [:]
+    private var linksByAddress: [SocketAddress: LinkID] = [:]
+    private var nextLink: UInt32 = 1
+    private var tasks: [Task<Void, Never>] = []
+    private let continuation: AsyncStream<MeshNodeCore.Event>.Continuation
+
+    /// What happens on the mesh, for the user. Finishes when the node stops.
+    public nonisolated let events: AsyncStream<MeshNodeCore.Event>
+
+    /// Creates a node; call ``start()`` to run it.
+    /// - Parameters:
+    ///   - core: the protocol state (identity, nickname, restored outbox).
+    ///   - socket: the bound UDP socket.
+    ///   - neighbours: the configured neighbours' addresses.
+    ///   - clock: milliseconds since the Unix epoch (packet timestamps use it).
+    public init(core: MeshNodeCore, socket: UDPMeshSocket, neighbours: [SocketAddress], clock: @escaping @Sendable () -> UInt64) {
+        self.core = core
+        self.socket = socket
+        self.clock = clock
+        (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        let now = clock()
+        for address in neighbours where linksByAddress[address] == nil {
+            let link = LinkID(nextLink)
+            nextLink += 1
+            linksByAddress[address] = link
+            self.neighbours[link] = Neighbour(address: address, lastHeard: now, isUp: false)
+        }
+    }
+
+    /// Brings the configured links up and starts receiving and ticking.
+    public func start() {
+        let now = clock()
+        for link in neighbours.keys.sorted() {
+            neighbours[link]?.isUp = true
+            perform(core.linkUp(link, now: now))
+        }
+        let datagrams = socket.datagrams
+        tasks.append(
+            Task { [weak self] in
+                for await datagram in datagrams {
+                    await self?.received(datagram)
+                }
+            })
+        tasks.append(
+            Task { [weak self] in
+                while !Task.isCancelled, let delay = await self?.tick() {
+                    try? await Task.sleep(for: .milliseconds(delay))
+                }
+            })
+    }
+
+    /// Stops the timer and the receiver and closes the socket; ``events`` finishes.
+    public func stop() async {
+        for task in tasks { task.cancel() }
+        tasks = []
+        await socket.close()
+        continuation.finish()
+    }
+
+    /// Sends a public message.
+    /// - Throws: ``MeshWireError`` when the text does not fit a message.
+    public func sendPublic(_ text: String) throws(MeshWireError) {
+        perform(try core.sendPublic(text, now: clock()))
+    }
+
+    /// Queues a private message; it is resent until `peer` acknowledges it.
+    /// - Returns: the message ID, which ``MeshNodeCore/Event/delivered(id:to:)`` reports.
+    /// - Throws: ``MeshWireError`` when the text is longer than 255 bytes.
+    public func sendPrivate(_ text: String, to peer: PeerID) throws(MeshWireError) -> String {
+        let (id, actions) = try core.sendPrivate(text, to: peer, now: clock())
+        perform(actions)
+        return id
+    }
+
+    /// The peers that announced themselves.
+    public var knownPeers: [MeshNodeCore.Peer] { core.knownPeers }
+
+    /// The peers heard from recently.
+    public var presentPeers: [MeshNodeCore.Peer] { core.presentPeers(now: clock()) }
+
+    /// Private messages not yet acknowledged, to persist.
+    public var pendingPrivateMessages: [PrivateOutbox.Entry] { core.pendingPrivateMessages }
+
+    /// The number of neighbour links up now.
+    public var linksUp: Int { neighbours.values.count { $0.isUp } }
+
+    // MARK: - Driving the core
+
+    private func received(_ datagram: UDPMeshSocket.Datagram) {
+        let now = clock()
+        let link: LinkID
+        if let known = linksByAddress[datagram.sender] {
+            link = known
+        } else {
+            // Only a datagram that is a packet makes a stranger a neighbour.
+            guard neighbours.count < Self.maximumLinks, (try? MeshPacket.decode(datagram.bytes)) != nil else { return }
+            link = LinkID(nextLink)
+            nextLink += 1
+            linksByAddress[datagram.sender] = link
+            neighbours[link] = Neighbour(address: datagram.sender, lastHeard: now, isUp: false)
+        }
+        neighbours[link]?.lastHeard = now
+        if neighbours[link]?.isUp == false {
+            neighbours[link]?.isUp = true
+            perform(core.linkUp(link, now: now))
+        }
+        perform(core.receive(datagram.bytes, on: link, now: now))
+    }
+
+    /// Runs due timers; returns how long to sleep (ms).
+    private func tick() -> UInt64 {
+        let now = clock()
+        for (link, neighbour) in neighbours.sorted(by: { $0.key < $1.key })
+        where neighbour.isUp && now >= neighbour.lastHeard &+ Self.linkTimeout {
+            neighbours[link]?.isUp = false
+            perform(core.linkDown(link, now: now))
+        }
+        if core.nextDeadline <= now { perform(core.tick(now: now)) }
+        let deadline = core.nextDeadline
+        return deadline <= now ? 1 : min(deadline - now, Self.maximumSleep)
+    }
+
+    private func perform(_ actions: [MeshNodeCore.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let bytes, let link):
+                guard let neighbour = neighbours[link], neighbour.isUp else { continue }
+                socket.send(bytes, to: neighbour.address)
+            case .event(let event):
+                continuation.yield(event)
+            }
+        }
+    }
+}

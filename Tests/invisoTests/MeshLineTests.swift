@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// Five `inviso mesh` processes on 127.0.0.1 in a line 1–2–3–4–5: each names only the node
+/// before it with `--peer`, so every message to or from the ends crosses three relays.
+@Suite("inviso mesh: five processes in a line", .serialized, .timeLimit(.minutes(3)))
+struct MeshLineTests {
+    static let timeout: TimeInterval = 40
+    static let nicks = ["a", "b", "c", "d", "e"]
+
+    /// A started node and the port it reported.
+    struct Node {
+        let process: ChildProcess
+        let port: Int
+        let id: String
+    }
+
+    static func start(_ nick: String, data: URL, peer: Int?) throws -> Node {
+        var arguments = ["mesh", "--nick", nick, "--port", "0", "--host", "127.0.0.1", "--json", "--data", data.path]
+        if let peer { arguments += ["--peer", "127.0.0.1:\(peer)"] }
+        let process = try ChildProcess(try NoiseInteropTests.invisoBinary(), arguments)
+        let started = try #require(
+            process.waitForEvent(timeout: timeout) { $0["event"] as? String == "started" }, "\(nick)\n\(process.transcript)")
+        return Node(process: process, port: try #require(started["port"] as? Int), id: try #require(started["id"] as? String))
+    }
+
+    static func event(_ kind: String, _ fields: [String: String]) -> ([String: Any]) -> Bool {
+        { object in
+            object["event"] as? String == kind && fields.allSatisfy { object[$0.key] as? String == $0.value }
+        }
+    }
+
+    @Test("public messages cross the line, a private one is readable at its end only, and a node started later gets both")
+    func line() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-mesh-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let dirs = Self.nicks.map { root.appendingPathComponent($0) }
+
+        // Node 5's identity exists before the messages are sent, but the node is not running:
+        // a first run with no neighbours and no input creates it and leaves.
+        let first = try Self.start("e", data: dirs[4], peer: nil)
+        first.process.closeInput()
+        #expect(first.process.waitForExit(timeout: Self.timeout) == 0, "\(first.process.transcript)")
+        let idOfE = first.id
+
+        var nodes: [Node] = []
+        defer { for node in nodes { node.process.kill() } }
+        for index in 0..<4 {
+            nodes.append(try Self.start(Self.nicks[index], data: dirs[index], peer: nodes.last?.port))
+        }
+        for nick in ["b", "c", "d"] {
+            #expect(
+                nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("peer", ["nick": nick])) != nil,
+                "a never heard of \(nick)\n\(nodes[0].process.transcript)")
+        }
+
+        // While node 5 is down: a public message and a private one for it (by peer ID).
+        nodes[0].process.write("before e started\n/msg \(idOfE) a secret kept for e\n")
+        #expect(
+            nodes[3].process.waitForEvent(timeout: Self.timeout, Self.event("public", ["from": "a", "text": "before e started"])) != nil,
+            "d\n\(nodes[3].process.transcript)")
+        let queued = try #require(
+            nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("sent", [:])), "\(nodes[0].process.transcript)")
+        let queuedID = try #require(queued["id"] as? String)
+
+        // Node 5 starts: the relays' gossip sync brings the public message, a's outbox the private one.
+        nodes.append(try Self.start("e", data: dirs[4], peer: nodes[3].port))
+        #expect(nodes[4].id == idOfE, "node 5's identity was not kept in its data directory")
+        let e = nodes[4].process
+        #expect(
+            e.waitForEvent(timeout: Self.timeout, Self.event("public", ["from": "a", "text": "before e started"])) != nil,
+            "e missed the public message sent before it started\n\(e.transcript)")
+        #expect(
+            e.waitForEvent(timeout: Self.timeout, Self.event("private", ["from": "a", "text": "a secret kept for e"])) != nil,
+            "e missed the private message sent before it started\n\(e.transcript)")
+        #expect(
+            nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("delivered", ["id": queuedID])) != nil,
+            "a never heard that e got it\n\(nodes[0].process.transcript)")
+
+        // All five up: a public message reaches e through three relays, a private one by nickname.
+        #expect(nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("peer", ["nick": "e"])) != nil)
+        nodes[0].process.write("hello everyone\n/msg e live secret for e\n")
+        let live = try #require(
+            e.waitForEvent(timeout: Self.timeout, Self.event("public", ["from": "a", "text": "hello everyone"])), "\(e.transcript)")
+        #expect(live["hops"] as? Int == 4)
+        #expect(e.waitForEvent(timeout: Self.timeout, Self.event("private", ["from": "a", "text": "live secret for e"])) != nil)
+        for index in 1..<4 {
+            #expect(
+                nodes[index].process.waitForEvent(timeout: Self.timeout, Self.event("public", ["text": "hello everyone"])) != nil)
+        }
+        #expect(nodes[0].process.waitForEvent(timeout: Self.timeout) { object in
+            object["event"] as? String == "delivered" && object["id"] as? String != queuedID
+        } != nil)
+
+        for node in nodes { node.process.closeInput() }
+        for (index, node) in nodes.enumerated() {
+            #expect(node.process.waitForExit(timeout: Self.timeout) == 0, "\(Self.nicks[index])\n\(node.process.transcript)")
+        }
+        // The relays saw the private messages only as ciphertext.
+        for index in 1..<4 {
+            let transcript = nodes[index].process.transcript
+            #expect(!nodes[index].process.events.contains { $0["event"] as? String == "private" })
+            #expect(!transcript.contains("secret"), "\(Self.nicks[index]) printed a private message\n\(transcript)")
+        }
+    }
+}
