@@ -82,7 +82,9 @@ struct MeshLineTests {
         nodes[0].process.write("hello everyone\n/msg e live secret for e\n")
         let live = try #require(
             e.waitForEvent(timeout: Self.timeout, Self.event("public", ["from": "a", "text": "hello everyone"])), "\(e.transcript)")
-        #expect(live["hops"] as? Int == 4)
+        // Four links; a relay that got its copy by gossip sync first restarts the TTL, so the
+        // count read from the TTL can be lower, but never 1 (that is a neighbour).
+        #expect((2...4).contains(live["hops"] as? Int ?? 0), "hops \(live["hops"] ?? "none")")
         #expect(e.waitForEvent(timeout: Self.timeout, Self.event("private", ["from": "a", "text": "live secret for e"])) != nil)
         for index in 1..<4 {
             #expect(
@@ -102,5 +104,29 @@ struct MeshLineTests {
             #expect(!nodes[index].process.events.contains { $0["event"] as? String == "private" })
             #expect(!transcript.contains("secret"), "\(Self.nicks[index]) printed a private message\n\(transcript)")
         }
+    }
+
+    @Test("undelivered private messages are kept sealed in the data directory and survive a restart")
+    func sealedOutbox() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-mesh-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let node = try Self.start("a", data: data, peer: nil)
+        node.process.write("/msg 0123456789abcdef plaintext that must not be on disk\n")
+        #expect(node.process.waitForEvent(timeout: Self.timeout, Self.event("sent", ["to": "0123456789abcdef"])) != nil)
+        node.process.closeInput()
+        #expect(node.process.waitForExit(timeout: Self.timeout) == 0, "\(node.process.transcript)")
+
+        for file in try FileManager.default.contentsOfDirectory(atPath: data.path) {
+            let bytes = try Data(contentsOf: data.appendingPathComponent(file))
+            #expect(bytes.range(of: Data("must not be on disk".utf8)) == nil, "\(file) holds the plaintext")
+            let mode = try FileManager.default.attributesOfItem(atPath: data.appendingPathComponent(file).path)[.posixPermissions]
+            #expect(mode as? Int == 0o600, "\(file) is not owner-only")
+        }
+        let again = try Self.start("a", data: data, peer: nil)
+        defer { again.process.kill() }
+        #expect(again.id == node.id)
+        #expect(again.process.events.first?["pending"] as? Int == 1)
+        again.process.closeInput()
+        #expect(again.process.waitForExit(timeout: Self.timeout) == 0)
     }
 }

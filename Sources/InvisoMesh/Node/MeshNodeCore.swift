@@ -55,9 +55,10 @@ public struct MeshNodeCore: Sendable {
     public enum Event: Sendable, Hashable {
         /// A peer announced itself for the first time, or changed its nickname.
         case peer(Peer)
-        /// A public message. `hops` is how many links it crossed (1 from a neighbour),
-        /// derived from its TTL; `nil` when it arrived through gossip sync, which resets
-        /// the TTL.
+        /// A public message. `hops` is how many links it crossed (1 from a neighbour) as
+        /// its TTL tells (BitChat packets carry no hop counter): `nil` when it arrived by
+        /// gossip sync, and an underestimate when a relay on the way got its copy by
+        /// gossip sync, since such a relay restarts the TTL.
         case publicMessage(from: Peer, text: String, hops: Int?, id: String)
         /// A private message for this node, authenticated by the Noise session.
         case privateMessage(from: Peer?, peerID: PeerID, text: String, id: String)
