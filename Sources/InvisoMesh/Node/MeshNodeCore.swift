@@ -165,7 +165,8 @@ public struct MeshNodeCore: Sendable {
             guard let ack = HopAcknowledgement(packet: packet) else { return [] }
             return perform(router.receive(.acknowledgement(ack), on: link, now: time), now: now)
         case .requestSync:
-            guard let request = try? RequestSyncPacket(decoding: packet.payload) else { return [] }
+            guard let contents = try? Self.contents(of: packet), let request = try? RequestSyncPacket(decoding: contents)
+            else { return [] }
             let sync = SyncRequest(
                 senderID: packet.senderID, timestamp: packet.timestamp,
                 filter: GolombCodedSet(p: request.p, m: request.m, data: request.data),
@@ -328,7 +329,7 @@ public struct MeshNodeCore: Sendable {
     }
 
     private mutating func announced(_ packet: MeshPacket, now: UInt64) -> [Action] {
-        guard let announcement = try? IdentityAnnouncement(decoding: packet.payload),
+        guard let announcement = try? IdentityAnnouncement(decoding: Self.contents(of: packet)),
             MeshIdentity.peerID(noiseKey: announcement.noisePublicKey) == packet.senderID,
             let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: announcement.signingPublicKey),
             packet.isSignatureValid(publicKey: signingKey)
@@ -366,18 +367,18 @@ public struct MeshNodeCore: Sendable {
             guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: peer.signingKey),
                 packet.isSignatureValid(publicKey: key)
             else { return [.event(.refused("public message from \(peer.id) with a bad signature"))] }
-            guard let message = try? ChatMessage(decoding: packet.payload) else { return [] }
+            guard let message = try? ChatMessage(decoding: Self.contents(of: packet)) else { return [] }
             let hops = packet.isRSR ? nil : max(1, Int(configuration.router.originTTL) - Int(packet.ttl) + 1)
             return [.event(.publicMessage(from: peer, text: message.content, hops: hops, id: message.id))]
         case .noiseHandshake:
             guard packet.recipientID == identity.peerID,
-                let result = try? sessions.receiveHandshake(packet.payload, from: packet.senderID, now: now)
+                let result = try? sessions.receiveHandshake(Self.contents(of: packet), from: packet.senderID, now: now)
             else { return [] }
             return sessionActions(result, now: now)
         case .noiseEncrypted:
-            guard packet.recipientID == identity.peerID else { return [] }
+            guard packet.recipientID == identity.peerID, let sealed = try? Self.contents(of: packet) else { return [] }
             do {
-                let plaintext = try sessions.open(packet.payload, from: packet.senderID)
+                let plaintext = try sessions.open(sealed, from: packet.senderID)
                 return received(plaintext, from: peer, now: now)
             } catch let error where error == .noSession {
                 // The peer holds a session we lost (we restarted): handshake again; its
@@ -417,6 +418,15 @@ public struct MeshNodeCore: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The most a compressed payload may inflate to.
+    static let payloadLimit = 65_536
+
+    /// A packet's payload, inflated when it arrived compressed. The packet itself is relayed
+    /// as received, never re-compressed.
+    private static func contents(of packet: MeshPacket) throws(MeshWireError) -> [UInt8] {
+        try packet.decompressedPayload(limit: payloadLimit)
+    }
 
     private mutating func randomID() -> String {
         Hex.encode((0..<2).flatMap { _ in withUnsafeBytes(of: random.next().bigEndian, Array.init) })
