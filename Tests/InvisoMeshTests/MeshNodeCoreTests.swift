@@ -85,8 +85,11 @@ private struct Network {
         for action in actions {
             switch action {
             case .event(let event): events[index].append(event)
-            case .send(let bytes, let link):
-                guard let wire = wires[index][link] else { continue }
+            case .send(let frame, let link):
+                // Through the same encoding a UDP link uses.
+                guard let wire = wires[index][link],
+                    let bytes = try? frame.encoded(to: nodes[index]?.neighbour(on: link), timestamp: now)
+                else { continue }
                 sequence += 1
                 let frame = Frame(time: now + latency, sequence: sequence, node: wire.node, link: wire.link, bytes: bytes)
                 if !lose(frame) { queue.append(frame) }
@@ -301,7 +304,7 @@ struct MeshNodeCoreCompressionTests {
         for _ in 0..<50 {
             network.now += 10
             for action in network.nodes[1]!.tick(now: network.now) {
-                if case .send(let bytes, _) = action, let copy = try? MeshPacket.decode(bytes), copy.type == .message {
+                if case .send(.packet(let copy, _), _) = action, copy.type == .message {
                     relayed.append(copy.payload)
                     #expect(copy.isCompressed)
                 }

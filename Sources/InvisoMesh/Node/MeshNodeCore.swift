@@ -72,8 +72,9 @@ public struct MeshNodeCore: Sendable {
 
     /// What the owner must do.
     public enum Action: Sendable, Equatable {
-        /// Send these bytes on this link.
-        case send([UInt8], link: LinkID)
+        /// Send this frame on this link (``MeshLink/send(_:)``; a link that carries bytes
+        /// encodes it with ``MeshFrame/encoded(to:timestamp:)``).
+        case send(MeshFrame, link: LinkID)
         /// Tell the user.
         case event(Event)
     }
@@ -158,28 +159,24 @@ public struct MeshNodeCore: Sendable {
 
     /// Bytes received on a link. Malformed bytes are dropped without a state change.
     public mutating func receive(_ bytes: [UInt8], on link: LinkID, now: UInt64) -> [Action] {
-        guard let packet = try? MeshPacket.decode(bytes) else { return [] }
-        let time = MeshTime(milliseconds: now)
-        switch packet.type {
-        case .invisoHopAcknowledgement:
-            guard let ack = HopAcknowledgement(packet: packet) else { return [] }
-            return perform(router.receive(.acknowledgement(ack), on: link, now: time), now: now)
-        case .requestSync:
-            guard let contents = try? Self.contents(of: packet), let request = try? RequestSyncPacket(decoding: contents)
-            else { return [] }
-            let sync = SyncRequest(
-                senderID: packet.senderID, timestamp: packet.timestamp,
-                filter: GolombCodedSet(p: request.p, m: request.m, data: request.data),
-                sinceTimestamp: request.sinceTimestamp)
-            return perform(router.receive(.syncRequest(sync), on: link, now: time), now: now)
-        default:
-            if packet.type == .announce, packet.ttl >= configuration.router.originTTL, linkPeers[link] == nil {
-                // An announcement that crossed no relay names the neighbour on this link.
-                linkPeers[link] = packet.senderID
-            }
-            return perform(router.receive(.packet(packet, id: PacketID(packet)), on: link, now: time), now: now)
-        }
+        guard let frame = try? MeshFrame(decoding: bytes) else { return [] }
+        return receive(frame, on: link, now: now)
     }
+
+    /// A frame received on a link.
+    public mutating func receive(_ frame: MeshFrame, on link: LinkID, now: UInt64) -> [Action] {
+        if case .packet(let packet, _) = frame, packet.type == .announce, packet.ttl >= configuration.router.originTTL,
+            linkPeers[link] == nil
+        {
+            // An announcement that crossed no relay names the neighbour on this link.
+            linkPeers[link] = packet.senderID
+        }
+        return perform(router.receive(frame, on: link, now: MeshTime(milliseconds: now)), now: now)
+    }
+
+    /// The neighbour on `link`, once an announcement that crossed no relay named it (links
+    /// address REQUEST_SYNCs and acknowledgements to it).
+    public func neighbour(on link: LinkID) -> PeerID? { linkPeers[link] }
 
     /// Sends a public message to everyone.
     /// - Throws: ``MeshWireError`` when the text is too long for one message.
@@ -282,20 +279,12 @@ public struct MeshNodeCore: Sendable {
         var actions: [Action] = []
         for action in routerActions {
             switch action {
-            case .transmit(let packet, _, let links):
-                guard let bytes = try? packet.encoded() else { continue }
-                actions += links.map { .send(bytes, link: $0) }
+            case .transmit(let packet, let id, let links):
+                actions += links.map { .send(.packet(packet, id: id), link: $0) }
             case .sendSyncRequest(let request, let link):
-                let payload = RequestSyncPacket(
-                    p: request.filter.p, m: request.filter.m, data: request.filter.data, sinceTimestamp: request.sinceTimestamp)
-                let packet = MeshPacket(
-                    type: .requestSync, ttl: 0, timestamp: request.timestamp, senderID: identity.peerID,
-                    recipientID: linkPeers[link], payload: (try? payload.encoded()) ?? [])
-                if let bytes = try? packet.encoded() { actions.append(.send(bytes, link: link)) }
+                actions.append(.send(.syncRequest(request), link: link))
             case .sendAcknowledgement(let ack, let link):
-                if let bytes = try? ack.packet(to: linkPeers[link], timestamp: now).encoded() {
-                    actions.append(.send(bytes, link: link))
-                }
+                actions.append(.send(.acknowledgement(ack), link: link))
             case .deliver(let packet, let id):
                 actions += deliver(packet, id: id, now: now)
             case .report, .schedule:
