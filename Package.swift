@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "InvisoSignal", targets: ["InvisoSignal"]),
         .library(name: "InvisoWire", targets: ["InvisoWire"]),
         .library(name: "InvisoMesh", targets: ["InvisoMesh"]),
+        .library(name: "InvisoKit", targets: ["InvisoKit"]),
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
@@ -72,6 +73,14 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(
+            name: "InvisoKit",
+            dependencies: [
+                "InvisoCrypto", "InvisoNoise", "InvisoWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
             name: "InvisoServer",
             dependencies: [
                 "InvisoWire",
@@ -110,6 +119,7 @@ let package = Package(
                 "InvisoSignal",
                 "InvisoServer",
                 "InvisoMesh",
+                "InvisoKit",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -160,6 +170,14 @@ let package = Package(
             name: "InvisoSignalTests",
             dependencies: [
                 "InvisoSignal", "InvisoCrypto", "InvisoTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoKitTests",
+            dependencies: [
+                "InvisoKit", "InvisoCrypto", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
