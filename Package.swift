@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "InvisoWire", targets: ["InvisoWire"]),
         .library(name: "InvisoMesh", targets: ["InvisoMesh"]),
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
+        .library(name: "InvisoStore", targets: ["InvisoStore"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
     dependencies: [
@@ -94,6 +95,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "InvisoStore",
+            dependencies: [
+                "InvisoCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming
         ),
@@ -195,6 +206,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoStoreTests",
+            dependencies: [
+                "InvisoStore", "InvisoCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
