@@ -7,8 +7,7 @@ import Testing
 struct LifetimeTests {
     @Test("an ephemeral session keeps no messages")
     func ephemeral() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("e", lifetime: .ephemeral))
             #expect(try store.session(id: "e")?.isEphemeral == true)
             let stored = try store.appendMessage(id: "m1", sessionID: "e", direction: .sent, text: "gone", at: Fixture.t0)
@@ -21,8 +20,7 @@ struct LifetimeTests {
 
     @Test("every lifetime sets the expiry; deleteExpired removes exactly the expired messages")
     func deleteExpired() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             for lifetime in MessageLifetime.allCases where lifetime != .ephemeral {
                 try store.saveSession(Fixture.session(lifetime.rawValue, lifetime: lifetime))
                 let message = try store.appendMessage(id: "m", sessionID: lifetime.rawValue, direction: .sent, text: "x", at: Fixture.t0)
@@ -43,8 +41,7 @@ struct LifetimeTests {
 
     @Test("a shorter lifetime shortens stored messages, a longer one does not extend them, ephemeral deletes them")
     func changeLifetime() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("s", lifetime: .sevenDays))
             try store.appendMessage(id: "m", sessionID: "s", direction: .sent, text: "x", at: Fixture.t0)
             try store.setLifetime(.oneHour, sessionID: "s")

@@ -7,8 +7,7 @@ import Testing
 struct MasterKeyTests {
     @Test("a wrong passphrase is a typed error and changes nothing on disk")
     func wrongPassphrase() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("s1"))
             try store.appendMessage(id: "m1", sessionID: "s1", direction: .sent, text: "hi", at: Fixture.t0)
             store.close()

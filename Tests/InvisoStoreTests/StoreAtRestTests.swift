@@ -13,8 +13,7 @@ struct StoreAtRestTests {
 
     @Test("no file in the directory holds a known plaintext, open or closed")
     func grepFindsNothing() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             var session = Fixture.session("s1", name: Self.name)
             session.joinCode = Self.joinCode
             try store.saveSession(session)
@@ -36,25 +35,21 @@ struct StoreAtRestTests {
     }
 
     private func expectNoPlaintext(in directory: URL) throws {
-        let files = try Fixture.files(in: directory)
-        #expect(files.keys.contains(InvisoStore.databaseFileName))
+        // Control: the plaintext columns (message IDs) are found, so the search does read the data.
+        let database = try Fixture.files(in: directory)[InvisoStore.databaseFileName]
+        #expect(database?.contains(Data("m199".utf8)) == true)
         let needles = [
             Data(Self.marker.utf8), Data(Self.name.utf8), Data(Self.joinCode.utf8), Self.secretMarker,
             // The sealed JSON carries message bodies in base64: that must not show either.
             Data(Data("\(Self.marker) number 1".utf8).base64EncodedString().prefix(24).utf8),
             Data("orbit-velvet".utf8), Data("Quarterly".utf8),
         ]
-        for (name, bytes) in files {
-            for needle in needles {
-                #expect(!bytes.contains(needle), "\(name) holds a plaintext")
-            }
-        }
+        try Fixture.expectAbsent(needles, in: directory)
     }
 
     @Test("flipping any byte of a sealed message is detected")
     func tamperedBlob() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("s1"))
             try store.appendMessage(id: "m1", sessionID: "s1", direction: .sent, text: "tamper me", at: Fixture.t0)
             let original = try Fixture.withRawDatabase(directory) { db in
@@ -86,8 +81,7 @@ struct StoreAtRestTests {
 
     @Test("a sealed value moved to another row, session or kind is rejected")
     func movedBlob() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("s1", name: "One"))
             try store.saveSession(Fixture.session("s2", name: "Two"))
             try store.appendMessage(id: "m1", sessionID: "s1", direction: .sent, text: "first", at: Fixture.t0)
@@ -116,8 +110,7 @@ struct StoreAtRestTests {
 
     @Test("deleting a session removes its rows and overwrites their bytes in the file")
     func deleteSessionWipes() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("s1"))
             try store.saveSession(Fixture.session("s2"))
             var random = SystemRandomNumberGenerator()
@@ -142,17 +135,19 @@ struct StoreAtRestTests {
                 }
             }
             #expect(counts == [0, 0, 0])
-            store.close()
-            for (name, bytes) in try Fixture.files(in: directory) {
-                #expect(!bytes.contains(sealedSecret), "\(name) still holds the deleted secret")
+            let keptSecret = try Fixture.withRawDatabase(directory) { db in
+                try Data.fetchOne(db, sql: "SELECT sealed FROM secrets WHERE session_id = 's2'")!
             }
+            store.close()
+            try Fixture.expectAbsent([sealedSecret], in: directory)
+            // Control: the other session's sealed secret is still found in the file.
+            #expect(try Fixture.files(in: directory)[InvisoStore.databaseFileName]?.contains(keptSecret) == true)
         }
     }
 
     @Test("leaving a session wipes its keys and refuses new ones; messages stay")
     func leaveWipesKeys() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("s1"))
             try store.appendMessage(id: "m", sessionID: "s1", direction: .sent, text: "kept", at: Fixture.t0)
             try store.saveSecret(SecretBytes([1]), kind: .ratchet, sessionID: "s1")

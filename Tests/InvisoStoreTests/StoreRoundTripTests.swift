@@ -7,8 +7,7 @@ import Testing
 struct StoreRoundTripTests {
     @Test("sessions, messages, identities and secrets read back, also after reopening")
     func roundTrip() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             let alice = Fixture.session("s1")
             let bob = Fixture.session("s2", lifetime: .oneDay, name: "Bob", state: .pending, at: Fixture.t0.addingTimeInterval(5))
             try store.saveSession(bob)
@@ -50,8 +49,7 @@ struct StoreRoundTripTests {
 
     @Test("rename, state changes and upserts")
     func updates() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             var session = Fixture.session("s1", state: .pending)
             try store.saveSession(session)
             try store.renameSession(id: "s1", to: "Work")
@@ -78,8 +76,7 @@ struct StoreRoundTripTests {
 
     @Test("a message ID is stored once per session")
     func duplicateMessage() throws {
-        try Fixture.withDirectory { directory in
-            let store = try InvisoStore(directory: directory, keySource: Fixture.source)
+        try Fixture.withStore { store, directory in
             try store.saveSession(Fixture.session("s1"))
             try store.saveSession(Fixture.session("s2"))
             try store.appendMessage(id: "m1", sessionID: "s1", direction: .sent, text: "a", at: Fixture.t0)

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import InvisoStore
+import Testing
 
 /// Shared fixtures: a fresh directory per test, cheap scrypt, whole-second times.
 enum Fixture {
@@ -16,6 +17,24 @@ enum Fixture {
             .appendingPathComponent("inviso-store-\(UUID().uuidString)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         return try body(directory)
+    }
+
+    /// Runs `body` with a store opened (``source``) on a fresh directory.
+    static func withStore<Result>(_ body: (InvisoStore, URL) throws -> Result) throws -> Result {
+        try withDirectory { directory in
+            try body(try InvisoStore(directory: directory, keySource: source), directory)
+        }
+    }
+
+    /// Expects that no file in `directory` contains any of `needles`.
+    static func expectAbsent(
+        _ needles: [Data], in directory: URL, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        for (name, bytes) in try files(in: directory) {
+            for needle in needles {
+                #expect(!bytes.contains(needle), "\(name) holds bytes it must not", sourceLocation: sourceLocation)
+            }
+        }
     }
 
     static func session(
