@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "InvisoMesh", targets: ["InvisoMesh"]),
         .library(name: "InvisoKit", targets: ["InvisoKit"]),
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
+        .library(name: "InvisoStore", targets: ["InvisoStore"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
     dependencies: [
@@ -103,6 +104,16 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "InvisoStore",
+            dependencies: [
+                "InvisoCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: upcoming
         ),
@@ -213,6 +224,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoStoreTests",
+            dependencies: [
+                "InvisoStore", "InvisoCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(
