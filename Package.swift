@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "InvisoKit",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise", "InvisoWire",
+                "InvisoCrypto", "InvisoNoise", "InvisoWire", "InvisoStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
@@ -188,7 +188,7 @@ let package = Package(
         .testTarget(
             name: "InvisoKitTests",
             dependencies: [
-                "InvisoKit", "InvisoCrypto", "InvisoTesting",
+                "InvisoKit", "InvisoCrypto", "InvisoStore", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming

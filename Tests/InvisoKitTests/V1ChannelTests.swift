@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import InvisoCrypto
 @testable import InvisoKit
+import InvisoStore
 import InvisoTesting
 import Testing
 

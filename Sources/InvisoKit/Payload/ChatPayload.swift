@@ -1,27 +1,5 @@
+public import InvisoStore
 import InvisoWire
-
-/// How long messages live once both sides agreed (the app's disappearing messages).
-public enum MessageLifetime: String, Sendable, Hashable, CaseIterable {
-    /// Kept only while the session is open.
-    case ephemeral
-    case oneHour = "1h"
-    case sixHours = "6h"
-    case oneDay = "1d"
-    case sevenDays = "7d"
-    case thirtyDays = "30d"
-
-    /// How long a message lives, in seconds; `nil` for ``ephemeral`` (never stored).
-    public var seconds: Int64? {
-        switch self {
-        case .ephemeral: nil
-        case .oneHour: 3_600
-        case .sixHours: 21_600
-        case .oneDay: 86_400
-        case .sevenDays: 604_800
-        case .thirtyDays: 2_592_000
-        }
-    }
-}
 
 /// What one decrypted message carries, in the app's encoding (the same on both protocol
 /// versions): a chat text, or a JSON object told apart by its `type`.
