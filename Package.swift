@@ -131,6 +131,7 @@ let package = Package(
                 "InvisoServer",
                 "InvisoMesh",
                 "InvisoKit",
+                "InvisoStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

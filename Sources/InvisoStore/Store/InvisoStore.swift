@@ -84,6 +84,10 @@ public final class InvisoStore: Sendable {
         try Self.eraseAll(in: directory)
     }
 
+    /// The names of every file a store may keep in its directory (what
+    /// ``eraseAll(in:)`` removes).
+    public static var fileNames: [String] { StoreFiles.all }
+
     /// Deletes all of a store's files in `directory` without opening it (so it works without
     /// the passphrase): what `inviso erase-all` does. Close any store open on `directory`
     /// first.
