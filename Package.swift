@@ -75,7 +75,7 @@ let package = Package(
         .target(
             name: "InvisoKit",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise", "InvisoWire",
+                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(
             name: "InvisoKitTests",
             dependencies: [
-                "InvisoKit", "InvisoCrypto", "InvisoTesting",
+                "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
