@@ -43,16 +43,7 @@ enum V2KeySchedule {
 
     /// The Noise psk from CPace's intermediate session key.
     static func preSharedKey(isk: SecretBytes, roomID: [UInt8]) -> SymmetricKey {
-        let psk = SecretBytes(count: 32) { output in
-            isk.withUnsafeBytes { ikm in
-                roomID.withUnsafeBytes { salt in
-                    pskInfo.withUnsafeBytes { info in
-                        HKDFSHA256.derive(inputKeyMaterial: ikm, salt: salt, info: info, into: output)
-                    }
-                }
-            }
-        }
-        return psk.withUnsafeBytes { SymmetricKey(data: $0) }
+        hkdf(isk, salt: roomID, info: pskInfo, count: 32).withUnsafeBytes { SymmetricKey(data: $0) }
     }
 
     /// The Noise prologue, binding the room and both CPace messages (through sid_output).
@@ -69,17 +60,21 @@ enum V2KeySchedule {
             k1.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[0..<32]).copyMemory(from: $0) }
             k2.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[32..<64]).copyMemory(from: $0) }
         }
-        let seed = SecretBytes(count: 64) { output in
+        return hkdf(ikm, salt: handshakeHash, info: ratchetInfo, count: 64).withUnsafeBytes { raw in
+            (RootKey(SecretBytes(raw[0..<32])), ChainKey(key: SecretBytes(raw[32..<64]), index: 0))
+        }
+    }
+
+    /// HKDF-SHA256 into `count` secret bytes.
+    private static func hkdf(_ ikm: SecretBytes, salt: [UInt8], info: [UInt8], count: Int) -> SecretBytes {
+        SecretBytes(count: count) { output in
             ikm.withUnsafeBytes { ikm in
-                handshakeHash.withUnsafeBytes { salt in
-                    ratchetInfo.withUnsafeBytes { info in
+                salt.withUnsafeBytes { salt in
+                    info.withUnsafeBytes { info in
                         HKDFSHA256.derive(inputKeyMaterial: ikm, salt: salt, info: info, into: output)
                     }
                 }
             }
-        }
-        return seed.withUnsafeBytes { raw in
-            (RootKey(SecretBytes(raw[0..<32])), ChainKey(key: SecretBytes(raw[32..<64]), index: 0))
         }
     }
 }
