@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "InvisoKit",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise", "InvisoWire", "InvisoStore",
+                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoWire", "InvisoStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
@@ -189,7 +189,7 @@ let package = Package(
         .testTarget(
             name: "InvisoKitTests",
             dependencies: [
-                "InvisoKit", "InvisoCrypto", "InvisoStore", "InvisoTesting",
+                "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoStore", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
