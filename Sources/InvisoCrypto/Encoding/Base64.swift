@@ -11,56 +11,67 @@ package enum Base64 {
     }()
 
     /// The base64 text of `bytes`, as ASCII bytes.
-    package static func encode(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encode(_ bytes: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var iterator = bytes.makeIterator()
-        while let first = iterator.next() {
-            let second = iterator.next()
-            let third = iterator.next()
-            let group = UInt32(first) << 16 | UInt32(second ?? 0) << 8 | UInt32(third ?? 0)
-            out.append(alphabet[Int(group >> 18 & 0x3F)])
-            out.append(alphabet[Int(group >> 12 & 0x3F)])
-            out.append(second == nil ? UInt8(ascii: "=") : alphabet[Int(group >> 6 & 0x3F)])
-            out.append(third == nil ? UInt8(ascii: "=") : alphabet[Int(group & 0x3F)])
-        }
+        encode(bytes, into: &out)
         return out
     }
 
+    /// Appends the base64 text of `bytes` to `out`.
+    package static func encode(_ bytes: [UInt8], into out: inout [UInt8]) {
+        out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
+        bytes.withUnsafeBufferPointer { input in
+            var index = 0
+            while index + 3 <= input.count {
+                let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                out.append(alphabet[Int(group >> 18 & 0x3F)])
+                out.append(alphabet[Int(group >> 12 & 0x3F)])
+                out.append(alphabet[Int(group >> 6 & 0x3F)])
+                out.append(alphabet[Int(group & 0x3F)])
+                index += 3
+            }
+            let rest = input.count - index
+            guard rest > 0 else { return }
+            let second = rest == 2 ? UInt32(input[index + 1]) : 0
+            let group = UInt32(input[index]) << 16 | second << 8
+            out.append(alphabet[Int(group >> 18 & 0x3F)])
+            out.append(alphabet[Int(group >> 12 & 0x3F)])
+            out.append(rest == 2 ? alphabet[Int(group >> 6 & 0x3F)] : UInt8(ascii: "="))
+            out.append(UInt8(ascii: "="))
+        }
+    }
+
     /// The base64 text of `bytes`.
-    package static func encodeString(_ bytes: some Collection<UInt8>) -> String {
+    package static func encodeString(_ bytes: [UInt8]) -> String {
         String(decoding: encode(bytes), as: UTF8.self)
     }
 
     /// Decodes canonical padded base64; `nil` for anything else.
-    package static func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
+    package static func decode(_ text: [UInt8]) -> [UInt8]? {
+        text.withUnsafeBufferPointer { decode($0) }
+    }
+
+    /// Decodes canonical padded base64 from a buffer; `nil` for anything else.
+    package static func decode(_ text: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         guard text.count % 4 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(text.count / 4 * 3)
-        var quad: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
         var index = 0
-        let total = text.count
-        for char in text {
-            switch index % 4 {
-            case 0: quad.0 = char
-            case 1: quad.1 = char
-            case 2: quad.2 = char
-            default:
-                quad.3 = char
-                let isLast = index == total - 1
-                guard let group = decodeQuad(quad, isLast: isLast) else { return nil }
-                out.append(UInt8(group.value >> 16 & 0xFF))
-                if group.count > 1 { out.append(UInt8(group.value >> 8 & 0xFF)) }
-                if group.count > 2 { out.append(UInt8(group.value & 0xFF)) }
-            }
-            index += 1
+        while index < text.count {
+            let quad = (text[index], text[index + 1], text[index + 2], text[index + 3])
+            guard let group = decodeQuad(quad, isLast: index + 4 == text.count) else { return nil }
+            out.append(UInt8(group.value >> 16 & 0xFF))
+            if group.count > 1 { out.append(UInt8(group.value >> 8 & 0xFF)) }
+            if group.count > 2 { out.append(UInt8(group.value & 0xFF)) }
+            index += 4
         }
         return out
     }
 
     /// Decodes base64 text given as a string; `nil` for anything not canonical.
     package static func decode(_ text: String) -> [UInt8]? {
-        decode(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { decode($0) }
     }
 
     private static func decodeQuad(_ quad: (UInt8, UInt8, UInt8, UInt8), isLast: Bool) -> (value: UInt32, count: Int)? {

@@ -95,7 +95,7 @@ public struct V1Channel: Sendable {
 
     /// Decrypts one frame from the peer.
     /// - Throws: ``V1Error``; the channel is unchanged on every error.
-    public mutating func open(_ json: some Collection<UInt8>) throws(V1Error) -> [UInt8] {
+    public mutating func open(_ json: [UInt8]) throws(V1Error) -> [UInt8] {
         let frame = try V1Frame(json: json)
         guard frame.nonce != Self.nonce(role: role, counter: frame.counter) else { throw .reflected }
         guard window.check(frame.counter) else { throw .replayed }

@@ -32,7 +32,7 @@ public struct V1Frame: Sendable, Hashable {
     /// Parses a frame.
     /// - Throws: ``V1Error/malformedFrame`` for anything but the app's JSON object with
     ///   valid fields, ``V1Error/unsupportedVersion`` when `v` is not 1.
-    public init(json bytes: some Collection<UInt8>) throws(V1Error) {
+    public init(json bytes: [UInt8]) throws(V1Error) {
         guard bytes.count <= Self.maximumSize,
             let value = try? JSONValue.parse(bytes, limits: .init(maxDepth: 2, maxContainerCount: 64)),
             let object = value.objectValue
@@ -54,11 +54,11 @@ public struct V1Frame: Sendable, Hashable {
         out.append(contentsOf: #"{"v":1,"c":"#.utf8)
         out.append(contentsOf: String(counter).utf8)
         out.append(contentsOf: #","n":""#.utf8)
-        out.append(contentsOf: Base64.encode(nonce))
+        Base64.encode(nonce, into: &out)
         out.append(contentsOf: #"","d":""#.utf8)
-        out.append(contentsOf: Base64.encode(ciphertext))
+        Base64.encode(ciphertext, into: &out)
         out.append(contentsOf: #"","t":""#.utf8)
-        out.append(contentsOf: Base64.encode(tag))
+        Base64.encode(tag, into: &out)
         out.append(contentsOf: #""}"#.utf8)
         return out
     }
