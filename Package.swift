@@ -78,6 +78,12 @@ let package = Package(
             dependencies: [
                 "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoWire", "InvisoStore",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: upcoming
         ),
@@ -190,7 +196,11 @@ let package = Package(
             name: "InvisoKitTests",
             dependencies: [
                 "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoStore", "InvisoTesting",
+                "InvisoServer", "InvisoWire",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: upcoming
         ),
