@@ -56,3 +56,35 @@ struct KeySetTests {
         for key in reference { #expect(keys.contains(key)) }
     }
 }
+
+@Suite("Random-key map")
+struct RandomKeyMapTests {
+    @Test("sets, removals, lookups and updateEach agree with Dictionary over a seeded random sequence")
+    func matchesDictionary() {
+        var random = MeshRandom(seed: 7)
+        var map = RandomKeyMap<Int>(seed: 12345)
+        var reference: [UInt64: Int] = [:]
+        // Few distinct keys (key 0 among them), so probe runs, growth and backward shifts happen.
+        for step in 0..<30_000 {
+            let key = random.next() % 700
+            switch random.int(in: 0...3) {
+            case 0:
+                map[key] = step
+                reference[key] = step
+            case 1: #expect(map.removeValue(forKey: key) == reference.removeValue(forKey: key))
+            case 2:
+                if step % 1_000 == 0 {
+                    // Drop odd values, add one to the rest.
+                    map.updateEach { _, value in
+                        value += 1
+                        return value % 2 == 1
+                    }
+                    reference = reference.compactMapValues { $0 % 2 == 0 ? $0 + 1 : nil }
+                }
+            default: #expect(map[key] == reference[key])
+            }
+            #expect(map.count == reference.count)
+        }
+        for (key, value) in reference { #expect(map[key] == value) }
+    }
+}

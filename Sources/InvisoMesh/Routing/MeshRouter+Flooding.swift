@@ -45,10 +45,10 @@ extension MeshRouter {
         if packet.senderID != localID {
             routes.learnAlternate(origin: packet.senderID, link: link, packetTimestamp: packet.timestamp)
         }
-        if var pending = pendingRelays[id] {
+        if var pending = pendingRelays[id.dedupKey] {
             pending.duplicates += 1
-            if !pending.heardFrom.contains(link) { pending.heardFrom.append(link) }
-            pendingRelays[id] = pending
+            pending.heardFrom.insert(link)
+            pendingRelays[id.dedupKey] = pending
         }
         guard !packet.isBroadcast else { return }
         // A directed copy: the sender may be retrying because our acknowledgement was lost,
@@ -111,14 +111,14 @@ extension MeshRouter {
         relayed.ttl = newTTL
         relayed.isRSR = false
         let delay = random.int(in: jitter(degree: degree, directed: directed))
-        pendingRelays[id] = PendingRelay(packet: relayed, heardFrom: link.map { [$0] } ?? [], duplicates: 0)
+        pendingRelays[id.dedupKey] = PendingRelay(packet: relayed, heardFrom: LinkSet(link), duplicates: 0)
         timers.insert(.relay(id), at: now.adding(milliseconds: Int64(delay)).milliseconds)
     }
 
     /// A relay's jitter has passed: send it to the links that have not sent us the packet,
     /// unless enough duplicates arrived meanwhile.
     mutating func fireRelay(_ id: PacketID, now: MeshTime, into actions: inout [Action]) {
-        guard let pending = pendingRelays.removeValue(forKey: id) else { return }
+        guard let pending = pendingRelays.removeValue(forKey: id.dedupKey) else { return }
         if upLinks.count > configuration.suppressionMinimumDegree,
             pending.duplicates >= configuration.suppressionThreshold
         {

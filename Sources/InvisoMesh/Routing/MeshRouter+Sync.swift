@@ -22,9 +22,9 @@ extension MeshRouter {
         var timestamps: [UInt64] = []
         hashes.reserveCapacity(min(limit, store.count))
         timestamps.reserveCapacity(min(limit, store.count))
-        store.forEachNewestFirst { entry in
-            hashes.append(entry.id.syncHash)
-            timestamps.append(entry.packet.timestamp)
+        store.forEachNewestFirst { key in
+            hashes.append(key.syncHash)
+            timestamps.append(key.timestamp)
             return hashes.count < limit
         }
         let (filter, included) = GolombCodedSet.build(
@@ -52,39 +52,31 @@ extension MeshRouter {
         statistics.syncRequestsAnswered += 1
 
         let membership = request.filter.membership()
-        var ours: [UInt64] = []
         let wantsReversePull = shouldPullBack(on: link, now: now) && !membership.buckets.isEmpty
-        if wantsReversePull { ours.reserveCapacity(store.count) }
+        var ours = GolombCodedSet.BucketSet(m: wantsReversePull ? request.filter.m : 0)
         let since = request.sinceTimestamp ?? 0
-        var responses: [(MeshPacket, PacketID)] = []
-        store.forEachNewestFirst { entry in
+        var responses: [GossipStore.Key] = []
+        store.forEachNewestFirst { key in
             // The requester's filter lists only packets from `since` on; older ones are not
             // missing, just not listed. (BitChat exempts announces from the cursor; with many
             // peers that re-sends every old announce each round, so we do not.)
-            guard entry.packet.timestamp >= since else { return false }
-            if wantsReversePull { ours.append(GolombCodedSet.bucket(entry.id.syncHash, m: request.filter.m)) }
-            if !membership.mightContain(entry.id.syncHash) { responses.append((entry.packet, entry.id)) }
+            guard key.timestamp >= since else { return false }
+            if wantsReversePull { ours.insert(GolombCodedSet.bucket(key.syncHash, m: request.filter.m)) }
+            if !membership.mightContain(key.syncHash) { responses.append(key) }
             return true
         }
-        for (packet, id) in responses {
-            var response = packet
+        for key in responses {
+            let entry = store[key]
+            var response = entry.packet
             response.ttl = 0
             response.isRSR = true
             statistics.syncResponsesSent += 1
-            actions.append(.transmit(response, id: id, links: [link]))
+            actions.append(.transmit(response, id: entry.id, links: [link]))
         }
-        guard wantsReversePull else { return }
-        ours.sort()
         // A bucket in their filter that none of our packets falls in is a packet we lack.
-        var index = 0
-        for bucket in membership.buckets {
-            while index < ours.count, ours[index] < bucket { index += 1 }
-            if index >= ours.count || ours[index] != bucket {
-                lastReversePull[link] = now
-                sendSyncRequest(on: link, now: now, into: &actions)
-                return
-            }
-        }
+        guard wantsReversePull, membership.buckets.contains(where: { !ours.contains($0) }) else { return }
+        lastReversePull[link] = now
+        sendSyncRequest(on: link, now: now, into: &actions)
     }
 
     func shouldPullBack(on link: LinkID, now: MeshTime) -> Bool {

@@ -9,38 +9,43 @@
 /// timing) comes from a seeded ``MeshRandom`` the router owns, so a run is reproducible
 /// from its seed. `docs/mesh.md` ("Routing") describes the rules and why.
 public struct MeshRouter: Sendable {
+    // Stored properties in the order a packet's handling reads them: a simulation keeps
+    // thousands of routers, and the fewer cache lines a packet touches the faster it runs.
+
     /// This node's peer ID.
     public let localID: PeerID
-    /// The parameters.
-    public let configuration: Configuration
-    /// Counters.
-    public internal(set) var statistics = Statistics()
-
-    var random: MeshRandom
+    /// The time of the latest input (routes older than their lifetime are not used).
+    var currentTime = MeshTime(milliseconds: 0)
+    var started = false
+    var reportedWake: MeshTime?
     /// Links that are up, ascending (iteration order must not depend on hashing).
     var upLinks: [LinkID] = []
+    var seen: DuplicateFilter
+    var routes: RouteTable
+    /// Relays waiting for their jitter, by ``PacketID/dedupKey`` (the key the duplicate
+    /// filter already treats as the packet's identity).
+    var pendingRelays: RandomKeyMap<PendingRelay>
+    /// Counters.
+    public internal(set) var statistics = Statistics()
+    var timers = TimeOrderedQueue<Timer>()
+    var random: MeshRandom
+    var store: GossipStore
+    var spool: RelaySpool
     var linkPeers: [LinkID: PeerID] = [:]
     var peerLinks: [PeerID: LinkID] = [:]
-    var seen: DuplicateFilter
-    var pendingRelays: [PacketID: PendingRelay] = [:]
-    var timers = TimeOrderedQueue<Timer>()
-    var store: GossipStore
-    var routes = RouteTable()
     var custody: [PacketID: Custody] = [:]
-    var spool: RelaySpool
     var syncRoundRobin = 0
     var responseLog: [LinkID: [MeshTime]] = [:]
     var lastReversePull: [LinkID: MeshTime] = [:]
-    var reportedWake: MeshTime?
     var lastRoutePrune = MeshTime(milliseconds: 0)
-    var started = false
-    /// The time of the latest input (routes older than their lifetime are not used).
-    var currentTime = MeshTime(milliseconds: 0)
+    /// The parameters.
+    public let configuration: Configuration
 
     /// A relay waiting for its jitter to pass.
     struct PendingRelay {
         var packet: MeshPacket
-        var heardFrom: [LinkID]
+        /// The links that sent this node the packet (they need no relay).
+        var heardFrom: LinkSet
         var duplicates: Int
     }
 
@@ -76,7 +81,13 @@ public struct MeshRouter: Sendable {
         seen = DuplicateFilter(
             windowMilliseconds: configuration.duplicateWindowMilliseconds,
             minimumCapacity: configuration.duplicateMinimumCapacity)
-        store = GossipStore(capacity: configuration.syncStoreCapacity, announceCapacity: configuration.announceStoreCapacity)
+        // Seeds for the hash tables, derived without drawing from `random`.
+        var tableSeeds = MeshRandom(seed: seed ^ 0x7AB1_E5EE_D5A1_7000)
+        store = GossipStore(
+            capacity: configuration.syncStoreCapacity, announceCapacity: configuration.announceStoreCapacity,
+            seed: tableSeeds.next())
+        routes = RouteTable(seed: tableSeeds.next())
+        pendingRelays = RandomKeyMap(seed: tableSeeds.next())
         spool = RelaySpool(capacity: configuration.spoolCapacity)
     }
 
@@ -130,6 +141,13 @@ public struct MeshRouter: Sendable {
     /// ``originate(_:now:)`` with the packet's ID already computed.
     public mutating func originate(_ packet: MeshPacket, id: PacketID, now: MeshTime) -> [Action] {
         var actions: [Action] = []
+        originate(packet, id: id, now: now, into: &actions)
+        return actions
+    }
+
+    /// ``originate(_:id:now:)``, appending the actions to `actions` (a caller that handles
+    /// many inputs reuses one array).
+    mutating func originate(_ packet: MeshPacket, id: PacketID, now: MeshTime, into actions: inout [Action]) {
         start(now: now)
         var packet = packet
         packet.ttl = configuration.originTTL
@@ -142,12 +160,17 @@ public struct MeshRouter: Sendable {
             forwardDirected(packet, id: id, from: nil, isLocal: true, now: now, into: &actions)
         }
         finish(&actions)
-        return actions
     }
 
     /// A frame arrived on `link`.
     public mutating func receive(_ frame: MeshFrame, on link: LinkID, now: MeshTime) -> [Action] {
         var actions: [Action] = []
+        receive(frame, on: link, now: now, into: &actions)
+        return actions
+    }
+
+    /// ``receive(_:on:now:)``, appending the actions to `actions`.
+    mutating func receive(_ frame: MeshFrame, on link: LinkID, now: MeshTime, into actions: inout [Action]) {
         start(now: now)
         switch frame {
         case .packet(let packet, let id):
@@ -162,7 +185,6 @@ public struct MeshRouter: Sendable {
             handleAcknowledgement(acknowledgement, on: link, now: now, into: &actions)
         }
         finish(&actions)
-        return actions
     }
 
     /// A packet arrived on `link` (computes its ID).
@@ -174,6 +196,12 @@ public struct MeshRouter: Sendable {
     /// timeouts, sync rounds and maintenance.
     public mutating func tick(now: MeshTime) -> [Action] {
         var actions: [Action] = []
+        tick(now: now, into: &actions)
+        return actions
+    }
+
+    /// ``tick(now:)``, appending the actions to `actions`.
+    mutating func tick(now: MeshTime, into actions: inout [Action]) {
         start(now: now)
         while let (_, timer) = timers.popFirst(notAfter: now.milliseconds) {
             switch timer {
@@ -186,7 +214,6 @@ public struct MeshRouter: Sendable {
         }
         reportedWake = nil
         finish(&actions)
-        return actions
     }
 
     /// When ``tick(now:)`` next has work, if ever.

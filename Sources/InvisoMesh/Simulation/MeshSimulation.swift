@@ -23,28 +23,34 @@ public final class MeshSimulation {
     var links: [[SimulatedLink]] = []
     /// For node u's link i: u's link index at the neighbour.
     var reverseLink: [[UInt32]] = []
+    /// Node u's link i is `edges[edgeStart[u] + i]`: the neighbour and u's link index at the
+    /// neighbour (the two tables above, flattened for ``transmit(_:from:link:)``).
+    var edgeStart: [Int32] = []
+    var edges: [(neighbour: Int32, reverse: UInt32)] = []
     var online: [Bool]
-    var queue = TimeOrderedQueue<Event>()
-    var frames: [MeshFrame?] = []
-    var frameHops: [UInt16] = []
-    /// The workload message each queued frame carries (-1: none).
-    var frameMessage: [Int32] = []
+    /// Frames arrive 10–40 ms after they are sent and relays wait up to 220 ms: a window of
+    /// 256 ms holds nearly every event, and its buckets stay in cache.
+    var queue = CalendarQueue<Event>(window: 256)
     /// The last packet ID looked up, and its message (a relay sends one packet on several
     /// links in a row).
     var lastLookup: (id: PacketID, message: Int32)?
-    var freeSlots: [Int32] = []
     var pendingWake: [UInt64]
     var random: MeshRandom
     /// Current simulated time.
     public private(set) var now: UInt64
 
     var messages: [MessageRecord] = []
-    var messageIndex: [PacketID: Int32] = [:]
+    /// Message index by ``PacketID/dedupKey`` (checked against the record's full ID).
+    var messageIndex = RandomKeyMap<Int32>(seed: 0x4D53_4731)
+    /// One array for the actions of every router input, reused.
+    var actions: [MeshRouter.Action] = []
     /// Transmissions by category.
     public private(set) var counters = Counters()
 
     enum Event {
-        case frame(node: Int32, link: UInt32, slot: Int32)
+        /// A frame arriving at `node` on `link`, with the hops it has travelled and the
+        /// workload message it carries (-1: none).
+        case frame(node: Int32, link: UInt32, hops: UInt16, message: Int32, frame: MeshFrame)
         case wake(node: Int32)
         case originate(message: Int32)
         case setOnline(node: Int32, online: Bool)
@@ -128,6 +134,12 @@ public final class MeshSimulation {
                 UInt32(graph.neighbours[Int(neighbour)].firstIndex(of: Int32(node))!)
             }
         }
+        for node in 0..<graph.count {
+            edgeStart.append(Int32(edges.count))
+            for (index, neighbour) in graph.neighbours[node].enumerated() {
+                edges.append((neighbour, reverseLink[node][index]))
+            }
+        }
         let start = MeshTime(milliseconds: now)
         for node in 0..<graph.count {
             for link in links[node] {
@@ -182,7 +194,7 @@ public final class MeshSimulation {
         messages.append(
             MessageRecord(
                 kind: message.kind, origin: Int32(message.origin), sentAt: packet.timestamp, id: id, hops: [], shortest: []))
-        messageIndex[id] = index
+        messageIndex[id.dedupKey] = index
         pendingPackets[index] = packet
         queue.insert(.originate(message: index), at: packet.timestamp)
     }
@@ -205,18 +217,15 @@ public final class MeshSimulation {
             now = time
             counters.events += 1
             switch event {
-            case .frame(let node, let link, let slot):
-                let frame = frames[Int(slot)]!
-                let hops = frameHops[Int(slot)]
-                let message = frameMessage[Int(slot)]
-                frames[Int(slot)] = nil
-                freeSlots.append(slot)
+            case .frame(let node, let link, let hops, let message, let frame):
                 arrive(frame, message: message, hops: hops, at: Int(node), link: link)
             case .wake(let node):
                 let index = Int(node)
                 if pendingWake[index] == time { pendingWake[index] = .max }
                 guard online[index] else { continue }
-                perform(routers[index].tick(now: MeshTime(milliseconds: time)), at: index)
+                actions.removeAll(keepingCapacity: true)
+                routers[index].tick(now: MeshTime(milliseconds: time), into: &actions)
+                perform(actions, at: index)
             case .originate(let message):
                 originate(Int(message))
             case .setOnline(let node, let isOnline):
@@ -229,9 +238,12 @@ public final class MeshSimulation {
     private func originate(_ index: Int) {
         guard let packet = pendingPackets.removeValue(forKey: Int32(index)) else { return }
         let origin = Int(messages[index].origin)
-        var hops = [UInt16](repeating: .max, count: graph.count)
-        hops[origin] = 0
-        messages[index].hops = hops
+        if messages[index].kind != .announce {
+            // Announces are not followed per node (see `transmit`).
+            var hops = [UInt16](repeating: .max, count: graph.count)
+            hops[origin] = 0
+            messages[index].hops = hops
+        }
         switch messages[index].kind {
         case .broadcast:
             messages[index].shortest = graph.hopDistances(from: origin)
@@ -242,7 +254,9 @@ public final class MeshSimulation {
             break
         }
         guard online[origin] else { return }
-        perform(routers[origin].originate(packet, id: messages[index].id, now: MeshTime(milliseconds: now)), at: origin)
+        actions.removeAll(keepingCapacity: true)
+        routers[origin].originate(packet, id: messages[index].id, now: MeshTime(milliseconds: now), into: &actions)
+        perform(actions, at: origin)
     }
 
     private func arrive(_ frame: MeshFrame, message: Int32, hops: UInt16, at node: Int, link: UInt32) {
@@ -254,7 +268,9 @@ public final class MeshSimulation {
             let record = Int(message)
             if !messages[record].hops.isEmpty, messages[record].hops[node] == .max { messages[record].hops[node] = hops }
         }
-        perform(routers[node].receive(frame, on: LinkID(link), now: MeshTime(milliseconds: now)), at: node)
+        actions.removeAll(keepingCapacity: true)
+        routers[node].receive(frame, on: LinkID(link), now: MeshTime(milliseconds: now), into: &actions)
+        perform(actions, at: node)
     }
 
     private func setOnline(_ node: Int, _ isOnline: Bool) {
@@ -282,14 +298,15 @@ public final class MeshSimulation {
     func perform(_ actions: [MeshRouter.Action], at node: Int) {
         for action in actions {
             switch action {
+            // What `SimulatedLink.send` does, without going through the link objects.
             case .transmit(let packet, let id, let links):
-                for link in links { self.links[node][Int(link.rawValue)].send(.packet(packet, id: id)) }
+                for link in links { transmit(.packet(packet, id: id), from: Int32(node), link: link.rawValue) }
             case .sendSyncRequest(let request, let link):
-                self.links[node][Int(link.rawValue)].send(.syncRequest(request))
+                transmit(.syncRequest(request), from: Int32(node), link: link.rawValue)
             case .sendAcknowledgement(let acknowledgement, let link):
-                self.links[node][Int(link.rawValue)].send(.acknowledgement(acknowledgement))
-            case .deliver(_, let id):
-                recordDelivery(id, at: node)
+                transmit(.acknowledgement(acknowledgement), from: Int32(node), link: link.rawValue)
+            case .deliver(let packet, let id):
+                if packet.type != .announce { recordDelivery(id, at: node) }
             case .report:
                 break
             case .schedule(let time):
@@ -307,7 +324,11 @@ public final class MeshSimulation {
         var carried: Int32 = -1
         switch frame {
         case .packet(let packet, let id):
-            if let message = lookup(id) {
+            if packet.type == .announce {
+                // Only the warm-up makes announces: background traffic, counted but not
+                // followed per message.
+                counters.announces += 1
+            } else if let message = lookup(id) {
                 carried = message
                 let record = Int(message)
                 messages[record].transmissions += 1
@@ -335,27 +356,16 @@ public final class MeshSimulation {
             counters.lost += 1
             return
         }
-        let slot: Int32
-        if let free = freeSlots.popLast() {
-            slot = free
-            frames[Int(slot)] = frame
-            frameHops[Int(slot)] = hops
-            frameMessage[Int(slot)] = carried
-        } else {
-            slot = Int32(frames.count)
-            frames.append(frame)
-            frameHops.append(hops)
-            frameMessage.append(carried)
-        }
         let latency = UInt64(random.int(in: parameters.latencyMilliseconds))
-        let neighbour = graph.neighbours[Int(node)][Int(link)]
-        queue.insert(.frame(node: neighbour, link: reverseLink[Int(node)][Int(link)], slot: slot), at: now + latency)
+        let edge = edges[Int(edgeStart[Int(node)]) + Int(link)]
+        queue.insert(
+            .frame(node: edge.neighbour, link: edge.reverse, hops: hops, message: carried, frame: frame), at: now + latency)
     }
 
     /// The workload message with this packet ID, if any.
     private func lookup(_ id: PacketID) -> Int32? {
         if let last = lastLookup, last.id == id { return last.message }
-        guard let message = messageIndex[id] else { return nil }
+        guard let message = messageIndex[id.dedupKey], messages[Int(message)].id == id else { return nil }
         lastLookup = (id, message)
         return message
     }
@@ -364,7 +374,6 @@ public final class MeshSimulation {
         guard let message = lookup(id) else { return }
         let record = Int(message)
         let latency = now - messages[record].sentAt
-        let hops = Int(messages[record].hops[node])
         let shortest: Int32
         switch messages[record].kind {
         case .broadcast: shortest = messages[record].shortest[node]
@@ -373,6 +382,7 @@ public final class MeshSimulation {
             shortest = messages[record].shortest[0]
         case .announce: return
         }
+        let hops = Int(messages[record].hops[node])
         guard latency <= UInt64(parameters.deadlineMilliseconds) else {
             messages[record].deliveredLate += 1
             return

@@ -30,7 +30,7 @@ public struct NaiveFlood: Sendable {
         let count = graph.count
         var arrival = [UInt32](repeating: .max, count: count)
         var hops = [UInt16](repeating: 0, count: count)
-        var queue = TimeOrderedQueue<(node: Int32, from: Int32, hops: UInt16, ttl: UInt8)>()
+        var queue = CalendarQueue<(node: Int32, from: Int32, hops: UInt16, ttl: UInt8)>(window: 64)
         for message in messages {
             var recipient = -1
             switch message.kind {

@@ -60,14 +60,12 @@ public struct GolombCodedSet: Hashable, Sendable {
         let capacity = max(1, max(8, maxBytes * 8) / max(3, Int(p) + 2))
         var count = min(hashes.count, capacity)
         let candidates = Array(hashes.prefix(count))
-        var buckets = [UInt64]()
         while true {
             guard count > 0 else { return (.empty(p: p), 0) }
             let m = UInt32(truncatingIfNeeded: min(UInt64(UInt32.max), UInt64(count) << UInt64(p)))
-            buckets.removeAll(keepingCapacity: true)
-            for index in 0..<count { buckets.append(bucket(candidates[index], m: m)) }
-            buckets.sort()
-            let data = encode(sortedBuckets: buckets, p: p, maxBytes: maxBytes)
+            var set = BucketSet(m: m)
+            for index in 0..<count { set.insert(bucket(candidates[index], m: m)) }
+            let data = encode(sortedBuckets: set.ascending(), p: p, maxBytes: maxBytes)
             if let data { return (GolombCodedSet(p: p, m: m, data: data), count) }
             count = count * 9 / 10
         }
@@ -117,19 +115,68 @@ public struct GolombCodedSet: Hashable, Sendable {
         public let buckets: [UInt64]
         /// The filter's range.
         public let m: UInt32
+        private let set: BucketSet
+
+        init(buckets: [UInt64], m: UInt32) {
+            self.buckets = buckets
+            self.m = m
+            var set = BucketSet(m: buckets.isEmpty ? 0 : m)
+            for bucket in buckets { set.insert(bucket) }
+            self.set = set
+        }
 
         /// Whether the packet with this sync hash may be in the set (false positives at
         /// about `2^-P`; never a false negative for a packet the sender included).
         public func mightContain(_ syncHash: UInt64) -> Bool {
             guard !buckets.isEmpty else { return false }
-            let target = GolombCodedSet.bucket(syncHash, m: m)
-            var low = 0
-            var high = buckets.count
-            while low < high {
-                let middle = (low + high) >> 1
-                if buckets[middle] < target { low = middle + 1 } else { high = middle }
+            return set.contains(GolombCodedSet.bucket(syncHash, m: m))
+        }
+    }
+
+    /// A set of buckets of a filter of range `m`: a bitmap when the range is small (every
+    /// filter within BitChat's 400 bytes at P = 7 has `m` < 46,000), a hash set otherwise
+    /// (`m` comes from the wire).
+    struct BucketSet {
+        private static let bitmapLimit: UInt32 = 1 << 20
+        private var bits: [UInt64]
+        private var large: Set<UInt64> = []
+        private let usesBitmap: Bool
+
+        /// An empty set for buckets of a filter of range `m` (bucket values are below `m`,
+        /// or 1 when `m` ≤ 1).
+        init(m: UInt32) {
+            usesBitmap = m <= Self.bitmapLimit
+            bits = usesBitmap ? [UInt64](repeating: 0, count: Int(m) / 64 + 1) : []
+        }
+
+        mutating func insert(_ bucket: UInt64) {
+            guard usesBitmap else {
+                large.insert(bucket)
+                return
             }
-            return low < buckets.count && buckets[low] == target
+            let word = Int(truncatingIfNeeded: bucket >> 6)
+            if word >= bits.count { bits.append(contentsOf: repeatElement(0, count: word - bits.count + 1)) }
+            bits[word] |= 1 << (bucket & 63)
+        }
+
+        func contains(_ bucket: UInt64) -> Bool {
+            guard usesBitmap else { return large.contains(bucket) }
+            let word = bucket >> 6
+            return word < UInt64(bits.count) && bits[Int(word)] & (1 << (bucket & 63)) != 0
+        }
+
+        /// The buckets, ascending.
+        func ascending() -> [UInt64] {
+            guard usesBitmap else { return large.sorted() }
+            var values: [UInt64] = []
+            for (index, word) in bits.enumerated() where word != 0 {
+                var rest = word
+                while rest != 0 {
+                    values.append(UInt64(index) << 6 | UInt64(rest.trailingZeroBitCount))
+                    rest &= rest - 1
+                }
+            }
+            return values
         }
     }
 }
@@ -182,29 +229,37 @@ private struct BitReader {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    mutating func readBit() -> UInt64? {
-        let byteIndex = bitIndex >> 3
-        guard byteIndex < bytes.count else { return nil }
-        let bit = UInt64(bytes[byteIndex] >> (7 - UInt8(bitIndex & 7))) & 1
-        bitIndex += 1
-        return bit
-    }
-
     /// Counts one-bits up to a zero; `nil` if the data ends first.
     mutating func readUnary() -> Int? {
         var count = 0
         while true {
-            guard let bit = readBit() else { return nil }
-            if bit == 0 { return count }
-            count += 1
+            let byteIndex = bitIndex >> 3
+            guard byteIndex < bytes.count else { return nil }
+            let offset = bitIndex & 7
+            // The unread bits of this byte, at the top; ones before the first zero.
+            let ones = (~(bytes[byteIndex] << UInt8(offset))).leadingZeroBitCount
+            if ones < 8 - offset {
+                bitIndex += ones + 1
+                return count + ones
+            }
+            count += 8 - offset
+            bitIndex += 8 - offset
         }
     }
 
+    /// The next `count` bits (at most 64) as a number; `nil` if the data ends first.
     mutating func readBits(_ count: Int) -> UInt64? {
+        guard count > 0 else { return 0 }
+        guard bitIndex + count <= bytes.count * 8 else { return nil }
         var value: UInt64 = 0
-        for _ in 0..<count {
-            guard let bit = readBit() else { return nil }
-            value = value << 1 | bit
+        var left = count
+        while left > 0 {
+            let offset = bitIndex & 7
+            let take = min(left, 8 - offset)
+            let byte = UInt64(bytes[bitIndex >> 3])
+            value = value << UInt64(take) | (byte >> UInt64(8 - offset - take)) & ((1 << UInt64(take)) - 1)
+            bitIndex += take
+            left -= take
         }
         return value
     }

@@ -9,54 +9,78 @@ struct GossipStore {
         var id: PacketID
     }
 
+    /// What sync reads of a stored packet: building a filter and answering one look only at
+    /// timestamps and sync hashes, so those are kept (and sorted) apart from the packets.
+    struct Key {
+        var timestamp: UInt64
+        var syncHash: UInt64
+        /// Where the entry is in ``slots``.
+        fileprivate var slot: Int32
+    }
+
     let capacity: Int
     let announceCapacity: Int
     private var packets = SortedList()
     private var announces = SortedList()
-    /// The timestamp of each sender's stored announce.
-    private var announceTimestamps: [PeerID: UInt64] = [:]
+    /// The entries of both lists; a freed slot is `nil` until reused.
+    private var slots: [Entry?] = []
+    private var freeSlots: [Int32] = []
+    /// The timestamp of each sender's stored announce, by sender.
+    private var announceTimestamps: RandomKeyMap<UInt64>
 
-    init(capacity: Int, announceCapacity: Int) {
+    /// Creates an empty store; `seed` keys its hash table (secret in a real node).
+    init(capacity: Int, announceCapacity: Int, seed: UInt64) {
         self.capacity = capacity
         self.announceCapacity = announceCapacity
+        announceTimestamps = RandomKeyMap(seed: seed)
     }
 
     var count: Int { packets.count + announces.count }
 
+    /// The stored entry `key` names (a key from ``forEachNewestFirst(_:)``, before the store
+    /// changes).
+    subscript(key: Key) -> Entry { slots[Int(key.slot)]! }
+
     /// Stores a broadcast packet (announces replace the sender's older announce).
     mutating func insert(_ packet: MeshPacket, id: PacketID) {
-        let entry = Entry(packet: packet, id: id)
         if packet.type == .announce {
-            if let existing = announceTimestamps[packet.senderID] {
+            if let existing = announceTimestamps[packet.senderID.rawValue] {
                 guard existing < packet.timestamp else { return }
-                announces.remove(sender: packet.senderID, timestamp: existing)
+                let stale = announces.firstIndex { key in
+                    key.timestamp == existing && slots[Int(key.slot)]?.packet.senderID == packet.senderID
+                }
+                if let stale { free(announces.remove(at: stale)) }
             }
-            announces.insert(entry)
-            announceTimestamps[packet.senderID] = packet.timestamp
-            for dropped in announces.trim(to: announceCapacity) { announceTimestamps[dropped.packet.senderID] = nil }
+            announces.insert(store(Entry(packet: packet, id: id)))
+            announceTimestamps[packet.senderID.rawValue] = packet.timestamp
+            for dropped in announces.trim(to: announceCapacity) {
+                announceTimestamps[self[dropped].packet.senderID.rawValue] = nil
+                free(dropped)
+            }
         } else {
-            packets.insert(entry)
-            _ = packets.trim(to: capacity)
+            packets.insert(store(Entry(packet: packet, id: id)))
+            for dropped in packets.trim(to: capacity) { free(dropped) }
         }
     }
 
     /// Drops packets whose timestamp is older than the limits.
     mutating func expire(now: MeshTime, maxAge: Int64, announceMaxAge: Int64) {
-        _ = packets.removeOlder(than: now.adding(milliseconds: -maxAge).milliseconds)
+        for dropped in packets.removeOlder(than: now.adding(milliseconds: -maxAge).milliseconds) { free(dropped) }
         for dropped in announces.removeOlder(than: now.adding(milliseconds: -announceMaxAge).milliseconds) {
-            announceTimestamps[dropped.packet.senderID] = nil
+            announceTimestamps[self[dropped].packet.senderID.rawValue] = nil
+            free(dropped)
         }
     }
 
-    /// Calls `body` with every stored entry, newest first (announces and packets merged by
-    /// timestamp), until it returns `false`.
-    mutating func forEachNewestFirst(_ body: (Entry) -> Bool) {
+    /// Calls `body` with the key of every stored entry, newest first (announces and packets
+    /// merged by timestamp), until it returns `false`.
+    mutating func forEachNewestFirst(_ body: (Key) -> Bool) {
         announces.sort()
         packets.sort()
         var a = announces.count - 1
         var p = packets.count - 1
         while a >= 0 || p >= 0 {
-            if p < 0 || (a >= 0 && announces[a].packet.timestamp >= packets[p].packet.timestamp) {
+            if p < 0 || (a >= 0 && announces[a].timestamp >= packets[p].timestamp) {
                 guard body(announces[a]) else { return }
                 a -= 1
             } else {
@@ -66,32 +90,51 @@ struct GossipStore {
         }
     }
 
-    /// Entries kept in arrival order and sorted by packet timestamp only when read (sync
+    private mutating func store(_ entry: Entry) -> Key {
+        let slot: Int32
+        if let reused = freeSlots.popLast() {
+            slot = reused
+            slots[Int(slot)] = entry
+        } else {
+            slot = Int32(slots.count)
+            slots.append(entry)
+        }
+        return Key(timestamp: entry.packet.timestamp, syncHash: entry.id.syncHash, slot: slot)
+    }
+
+    private mutating func free(_ key: Key) {
+        slots[Int(key.slot)] = nil
+        freeSlots.append(key.slot)
+    }
+
+    /// Keys kept in arrival order and sorted by packet timestamp only when read (sync
     /// requests are far rarer than arrivals, and arrivals come out of timestamp order once
-    /// sync carries old packets). Over capacity, up to a quarter more is let in before the
-    /// oldest are dropped in one go.
+    /// sync carries old packets). The sort is stable, so equal timestamps keep their arrival
+    /// order. Over capacity, up to a quarter more is let in before the oldest are dropped in
+    /// one go.
     private struct SortedList {
-        private var storage: [Entry] = []
+        private var storage: [Key] = []
         private var sorted = true
 
         var count: Int { storage.count }
 
-        /// Entry `index` in timestamp order (call ``sort()`` first).
-        subscript(index: Int) -> Entry { storage[index] }
+        /// Key `index` in timestamp order (call ``sort()`` first).
+        subscript(index: Int) -> Key { storage[index] }
 
-        mutating func insert(_ entry: Entry) {
-            if let last = storage.last, last.packet.timestamp > entry.packet.timestamp { sorted = false }
-            storage.append(entry)
+        mutating func insert(_ key: Key) {
+            if let last = storage.last, last.timestamp > key.timestamp { sorted = false }
+            storage.append(key)
         }
 
         mutating func sort() {
             guard !sorted else { return }
-            storage.sort { $0.packet.timestamp < $1.packet.timestamp }
+            storage.sort { $0.timestamp < $1.timestamp }
             sorted = true
         }
 
-        /// Keeps the newest `capacity` once the list holds a quarter more than that.
-        mutating func trim(to capacity: Int) -> ArraySlice<Entry> {
+        /// Keeps the newest `capacity` once the list holds a quarter more than that; returns
+        /// the keys dropped.
+        mutating func trim(to capacity: Int) -> ArraySlice<Key> {
             guard storage.count > capacity + capacity / 4 else { return [] }
             sort()
             let removed = storage[0..<(storage.count - capacity)]
@@ -99,17 +142,16 @@ struct GossipStore {
             return removed
         }
 
-        mutating func removeOlder(than cutoff: UInt64) -> [Entry] {
-            guard storage.contains(where: { $0.packet.timestamp < cutoff }) else { return [] }
-            let removed = storage.filter { $0.packet.timestamp < cutoff }
-            storage.removeAll { $0.packet.timestamp < cutoff }
+        mutating func removeOlder(than cutoff: UInt64) -> [Key] {
+            guard storage.contains(where: { $0.timestamp < cutoff }) else { return [] }
+            let removed = storage.filter { $0.timestamp < cutoff }
+            storage.removeAll { $0.timestamp < cutoff }
             return removed
         }
 
-        mutating func remove(sender: PeerID, timestamp: UInt64) {
-            if let index = storage.firstIndex(where: { $0.packet.timestamp == timestamp && $0.packet.senderID == sender }) {
-                storage.remove(at: index)
-            }
-        }
+        /// The position (in the current order) of the first key that `matches`.
+        func firstIndex(where matches: (Key) -> Bool) -> Int? { storage.firstIndex(where: matches) }
+
+        mutating func remove(at index: Int) -> Key { storage.remove(at: index) }
     }
 }
