@@ -5,11 +5,12 @@ import Testing
 
 @Suite("SignalingClient against the real server", .timeLimit(.minutes(1)))
 struct SignalingClientTests {
-    /// Fast pings and backoff so the tests run in well under a second each.
+    /// Frequent pings and fast backoff; the pong timeout stays generous so that a loaded
+    /// CI machine never drops a healthy connection in the middle of a test.
     static func makeClient(_ server: KitTestServer, seed: UInt64) -> (SignalingClient, EventLog, Task<Void, Never>) {
         var configuration = SignalingClient.Configuration(endpoint: server.endpoint)
-        configuration.pingInterval = .milliseconds(200)
-        configuration.pongTimeout = .milliseconds(150)
+        configuration.pingInterval = .milliseconds(500)
+        configuration.pongTimeout = .seconds(10)
         configuration.connectTimeout = .seconds(2)
         configuration.reconnect = ReconnectPolicy(base: .milliseconds(50), factor: 2, cap: .milliseconds(200))
         let client = SignalingClient(configuration: configuration, random: SeededGenerator(seed: seed))
