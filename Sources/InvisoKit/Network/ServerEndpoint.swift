@@ -1,4 +1,4 @@
-public import NIOCore
+import NIOCore
 import NIOPosix
 import NIOSSL
 
@@ -12,8 +12,11 @@ public struct ServerEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The TCP port.
     public var port: Int
     /// Whether to speak TLS (`https` / `wss`), verifying the server's certificate against
-    /// the system trust roots and `host`.
+    /// the trust roots (``trustRootsFile``, else the system's) and `host`.
     public var useTLS: Bool
+    /// A PEM file of certificates to trust *instead of* the system trust roots (a private
+    /// CA or a self-signed server certificate); `nil` for the system roots.
+    public var trustRootsFile: String?
     /// The WebSocket signaling path (`/` on the Inviso server; see `docs/server.md`).
     public var webSocketPath: String
 
@@ -24,11 +27,13 @@ public struct ServerEndpoint: Sendable, Hashable, CustomStringConvertible {
     ///   - port: The TCP port.
     ///   - useTLS: Whether to use TLS; defaults to `true`.
     ///   - webSocketPath: The signaling path; defaults to `/`.
-    public init(host: String, port: Int, useTLS: Bool = true, webSocketPath: String = "/") {
+    ///   - trustRootsFile: A PEM file of certificates to trust instead of the system roots.
+    public init(host: String, port: Int, useTLS: Bool = true, webSocketPath: String = "/", trustRootsFile: String? = nil) {
         self.host = host
         self.port = port
         self.useTLS = useTLS
         self.webSocketPath = webSocketPath
+        self.trustRootsFile = trustRootsFile
     }
 
     /// `host:port` and the scheme; no path or query, nothing secret.
@@ -52,7 +57,7 @@ extension ServerEndpoint {
         configure: @escaping @Sendable (any Channel) throws -> EventLoopFuture<Output>
     ) async throws -> Output {
         let host = host
-        let tlsContext = useTLS ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+        let tlsContext = useTLS ? try makeTLSContext() : nil
         return try await ClientBootstrap(group: group)
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -67,6 +72,17 @@ extension ServerEndpoint {
                     return channel.eventLoop.makeFailedFuture(error)
                 }
             }
+    }
+}
+
+extension ServerEndpoint {
+    /// Full certificate verification against ``trustRootsFile`` or the system roots.
+    private func makeTLSContext() throws -> NIOSSLContext {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let trustRootsFile {
+            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(trustRootsFile))
+        }
+        return try NIOSSLContext(configuration: configuration)
     }
 }
 

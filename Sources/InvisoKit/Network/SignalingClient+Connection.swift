@@ -29,7 +29,7 @@ extension SignalingClient {
         }
         do {
             return try await channel.executeThenClose { inbound, outbound in
-                guard await self.attach(outbound, channel: channel.channel) else { return .closedByUser }
+                guard self.attach(outbound, channel: channel.channel) else { return .closedByUser }
                 let reason = await withTaskGroup(of: SignalingDisconnectReason.self) { tasks in
                     tasks.addTask { await Self.readLoop(inbound, client: self) }
                     tasks.addTask { await self.pingLoop() }
@@ -37,11 +37,11 @@ extension SignalingClient {
                     tasks.cancelAll()
                     return first
                 }
-                await self.detach()
+                self.detach()
                 return reason
             }
         } catch {
-            await detach()
+            detach()
             return .connectionLost
         }
     }

@@ -10,12 +10,17 @@ import Testing
 /// be stopped and started again on the same port (the SQLite file keeps the rooms).
 final class KitTestServer: Sendable {
     let databasePath: String
+    /// The certificate and key when the server speaks TLS.
+    let tls: (certificatePath: String, keyPath: String)?
     private let state = Mutex<(port: Int, group: ServiceGroup?, task: Task<Void, any Error>?)>((0, nil, nil))
 
     var port: Int { state.withLock { $0.port } }
     var endpoint: ServerEndpoint { ServerEndpoint(host: "127.0.0.1", port: port, useTLS: false) }
 
-    init(databasePath: String) { self.databasePath = databasePath }
+    init(databasePath: String, tls: (certificatePath: String, keyPath: String)? = nil) {
+        self.databasePath = databasePath
+        self.tls = tls
+    }
 
     /// Starts on `port` (0: a free one) and waits until it listens.
     func start(port requested: Int = 0) async throws {
@@ -23,7 +28,7 @@ final class KitTestServer: Sendable {
         let store = try SQLiteRoomStore(path: databasePath)
         try await store.migrate()
         let server = SignalingServer(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: requested), store: store, bus: nil,
+            configuration: ServerConfiguration(host: "127.0.0.1", port: requested, tls: tls), store: store, bus: nil,
             environment: .live, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
@@ -43,9 +48,11 @@ final class KitTestServer: Sendable {
     }
 
     /// Runs `body` against a fresh server in a fresh temporary database; stops it after.
-    static func with(_ body: (KitTestServer) async throws -> Void) async throws {
+    static func with(
+        tls: (certificatePath: String, keyPath: String)? = nil, _ body: (KitTestServer) async throws -> Void
+    ) async throws {
         let path = "/tmp/inviso-kit-tests-\(UInt64.random(in: 0...UInt64.max))/rooms.sqlite"
-        let server = KitTestServer(databasePath: path)
+        let server = KitTestServer(databasePath: path, tls: tls)
         try await server.start()
         do {
             try await body(server)
