@@ -249,6 +249,7 @@ let package = Package(
         ),
         .testTarget(
             name: "invisoTests",
+            dependencies: ["inviso"],
             swiftSettings: upcoming
         ),
     ],
