@@ -249,7 +249,7 @@ let package = Package(
         ),
         .testTarget(
             name: "invisoTests",
-            dependencies: ["inviso"],
+            dependencies: ["inviso", "InvisoKit"],
             swiftSettings: upcoming
         ),
     ],
