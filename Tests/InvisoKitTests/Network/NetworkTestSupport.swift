@@ -10,12 +10,16 @@ import Testing
 /// be stopped and started again on the same port (the SQLite file keeps the rooms).
 final class KitTestServer: Sendable {
     let databasePath: String
+    let limits: ServerLimits
     private let state = Mutex<(port: Int, group: ServiceGroup?, task: Task<Void, any Error>?)>((0, nil, nil))
 
     var port: Int { state.withLock { $0.port } }
     var endpoint: ServerEndpoint { ServerEndpoint(host: "127.0.0.1", port: port, useTLS: false) }
 
-    init(databasePath: String) { self.databasePath = databasePath }
+    init(databasePath: String, limits: ServerLimits = ServerLimits()) {
+        self.databasePath = databasePath
+        self.limits = limits
+    }
 
     /// Starts on `port` (0: a free one) and waits until it listens.
     func start(port requested: Int = 0) async throws {
@@ -23,7 +27,7 @@ final class KitTestServer: Sendable {
         let store = try SQLiteRoomStore(path: databasePath)
         try await store.migrate()
         let server = SignalingServer(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: requested), store: store, bus: nil,
+            configuration: ServerConfiguration(host: "127.0.0.1", port: requested, limits: limits), store: store, bus: nil,
             environment: .live, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
@@ -43,9 +47,9 @@ final class KitTestServer: Sendable {
     }
 
     /// Runs `body` against a fresh server in a fresh temporary database; stops it after.
-    static func with(_ body: (KitTestServer) async throws -> Void) async throws {
+    static func with(limits: ServerLimits = ServerLimits(), _ body: (KitTestServer) async throws -> Void) async throws {
         let path = "/tmp/inviso-kit-tests-\(UInt64.random(in: 0...UInt64.max))/rooms.sqlite"
-        let server = KitTestServer(databasePath: path)
+        let server = KitTestServer(databasePath: path, limits: limits)
         try await server.start()
         do {
             try await body(server)
