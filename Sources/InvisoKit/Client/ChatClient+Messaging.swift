@@ -209,17 +209,23 @@ extension ChatClient {
             control.removeFirst()
         }
         guard let channel, channel.canSeal, transport.path != .relay || peerPresent else { return }
-        if channel.carriesAcknowledgements, link.isAckOwed, ackForced || link.isAckDue, let ack = link.takeAck() {
-            ackForced = false
-            if let frame = try? self.channel!.seal(.ack(ack)) {
-                frameTap?(transport.path, frame)
-                try? await transport.send(frame)
-            }
-        }
         if channel.carriesAcknowledgements {
+            await sendAckIfDue(on: transport)
             await sendMessagesV2(on: transport)
         } else {
             await sendMessagesV1(on: transport)
+        }
+    }
+
+    /// Sends the owed ack when it is due (a burst was delivered) or its delay passed.
+    private func sendAckIfDue(on transport: any FrameTransport) async {
+        guard link.isAckOwed, ackForced || link.isAckDue, self.channel?.isEstablished == true,
+            let ack = link.takeAck()
+        else { return }
+        ackForced = false
+        if let frame = try? self.channel!.seal(.ack(ack)) {
+            frameTap?(transport.path, frame)
+            try? await transport.send(frame)
         }
     }
 
@@ -229,6 +235,9 @@ extension ChatClient {
             guard !batch.isEmpty else { return }
             for message in batch {
                 guard state != .closed, sendPath === transport, self.channel != nil else { return }
+                // Acks go between messages, so that a long outbox never holds them back
+                // (the peer would time out and resend).
+                await sendAckIfDue(on: transport)
                 let frame: [UInt8]
                 do {
                     frame = try self.channel!.seal(.data(seq: message.seq, payload: message.payload))
@@ -271,7 +280,8 @@ extension ChatClient {
         while state != .closed, !Task.isCancelled {
             do { try await clock.sleep(configuration.retransmitInterval) } catch { return }
             guard channel?.isEstablished == true, channel?.carriesAcknowledgements == true else { continue }
-            if link.unacknowledgedCount > 0, link.peerAck == lastAck, peerPresent || sendPath !== relay {
+            // Only while nothing is being sent: a paced first transmission is no loss.
+            if link.unacknowledgedCount > 0, link.peerAck == lastAck, pumpTask == nil, peerPresent || sendPath !== relay {
                 link.retransmitAll()
                 schedulePump()
             }

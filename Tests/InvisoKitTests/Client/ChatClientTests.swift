@@ -212,6 +212,29 @@ struct ChatClientTests {
         ephemeralStore.close()
     }
 
+    /// With the server's default limits (50 messages/s per socket) and the default pacing,
+    /// a burst larger than the server's burst arrives whole: sends wait instead of being
+    /// dropped, and acks interleave with the messages.
+    @Test func defaultServerLimitsArePacedNotDropped() async throws {
+        try await KitTestServer.with { server in
+            let alice = ChatFixture.client(server, seed: 1) { $0.relayPacing = .serverDefault }
+            let bob = ChatFixture.client(server, seed: 2) { $0.relayPacing = .serverDefault }
+            let invite = try await alice.0.invite()
+            try await bob.0.join(invite.text)
+            _ = try await alice.1.waitForSecurity()
+            let count = 250
+            try await Self.send(alice.0, "alice", 0..<count)
+            try await Self.send(bob.0, "bob", 0..<count)
+            try await bob.1.wait("alice's messages", timeout: 40) { $0.messages.count >= count }
+            try await alice.1.wait("bob's messages", timeout: 40) { $0.messages.count >= count }
+            try await alice.1.wait("delivery reports", timeout: 40) { Set($0.delivered).count >= count }
+            ChatFixture.expectMessages(bob.1, (0..<count).map { ChatFixture.text("alice", $0) })
+            ChatFixture.expectMessages(alice.1, (0..<count).map { ChatFixture.text("bob", $0) })
+            await alice.0.leave()
+            await bob.0.leave()
+        }
+    }
+
     @Test func invalidInvitesAndStatesAreTypedErrors() async throws {
         try await KitTestServer.with { server in
             let (client, _) = ChatFixture.client(server, seed: 1)
