@@ -174,7 +174,6 @@ extension ChatClient {
     func close(reason: ChatCloseReason, leaveRoom: Bool) async {
         guard state != .closed else { return }
         state = .closed
-        pairingTimer?.cancel()
         ackTimer?.cancel()
         // A pairing failure: give the abort frame a chance to reach the peer.
         if reason == .pairingFailed, let relay {
@@ -189,6 +188,9 @@ extension ChatClient {
         if let store, let sessionID {
             try? store.leaveSession(id: sessionID)
         }
+        // Cancelled only now: close() may run in one of these tasks (the pairing timer,
+        // the event reader), and a cancelled task's socket writes would not go out.
+        pairingTimer?.cancel()
         for task in tasks { task.cancel() }
         pumpTask?.cancel()
         await relay?.close()

@@ -235,6 +235,26 @@ struct ChatClientTests {
         }
     }
 
+    /// A peer that takes its seat but never speaks: the pairing times out with a typed
+    /// error and the session closes (no hang).
+    @Test func silentPeerTimesOutThePairing() async throws {
+        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+            let (alice, aliceLog) = ChatFixture.client(server, seed: 1) { $0.pairingTimeout = .milliseconds(500) }
+            let invite = try await alice.invite()
+            let room = try await RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint))
+                .accept(joinID: invite.joinCode, deviceID: "silent-device")
+            let (silent, silentLog, _) = SignalingClientTests.makeClient(server, seed: 9)
+            try await silent.join(roomID: room, deviceID: "silent-device")
+            try await silentLog.next(where: SignalingClientTests.isReady)
+            try await aliceLog.wait("the timeout") { $0.closeReason != nil }
+            #expect(aliceLog.errors == [.pairingTimedOut])
+            #expect(aliceLog.closeReason == .pairingFailed)
+            // The creator left the room: the silent peer sees it.
+            try await silentLog.next { $0 == .peerLeft }
+            await silent.close()
+        }
+    }
+
     @Test func invalidInvitesAndStatesAreTypedErrors() async throws {
         try await KitTestServer.with { server in
             let (client, _) = ChatFixture.client(server, seed: 1)
