@@ -96,6 +96,13 @@ public struct V1Channel: Sendable {
     /// Decrypts one frame from the peer.
     /// - Throws: ``V1Error``; the channel is unchanged on every error.
     public mutating func open(_ json: [UInt8]) throws(V1Error) -> [UInt8] {
+        try openCounted(json).plaintext
+    }
+
+    /// Decrypts one frame from the peer and returns its counter with the plaintext (the
+    /// chat engine shows counter + 1 as the message id).
+    /// - Throws: ``V1Error``; the channel is unchanged on every error.
+    public mutating func openCounted(_ json: [UInt8]) throws(V1Error) -> (counter: UInt64, plaintext: [UInt8]) {
         let frame = try V1Frame(json: json)
         guard frame.nonce != Self.nonce(role: role, counter: frame.counter) else { throw .reflected }
         guard window.check(frame.counter) else { throw .replayed }
@@ -107,7 +114,7 @@ public struct V1Channel: Sendable {
             throw .authenticationFailed
         }
         window.accept(frame.counter)
-        return plaintext
+        return (frame.counter, plaintext)
     }
 
     /// The message key for `counter` (HKDF-Expand, first block).

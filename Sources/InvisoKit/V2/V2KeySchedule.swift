@@ -12,6 +12,7 @@ import InvisoSignal
 /// prologue = "inviso v2" ‖ 0x00 ‖ room id ‖ 0x00 ‖ CPace sid_output (64)
 /// Noise_XXpsk3_25519_ChaChaPoly_SHA256, creator = initiator
 /// RK ‖ CK  = HKDF-SHA256(IKM = k1 ‖ k2, salt = h, info = "inviso v2 ratchet", 64)
+/// direct   = HKDF-SHA256(IKM = k1 ‖ k2, salt = h, info = "inviso v2 direct", 32)
 /// ```
 ///
 /// where `k1`, `k2` are the keys of Noise's `Split()` (initiator→responder first) and `h`
@@ -23,6 +24,8 @@ enum V2KeySchedule {
     static let pskInfo = Array("inviso v2 psk".utf8)
     /// HKDF info of the ratchet seed.
     static let ratchetInfo = Array("inviso v2 ratchet".utf8)
+    /// HKDF info of the direct-path key.
+    static let directInfo = Array("inviso v2 direct".utf8)
     /// The Noise protocol.
     static let noiseProtocolName = "Noise_XXpsk3_25519_ChaChaPoly_SHA256"
     /// The parsed Noise protocol; the name is a constant the library supports.
@@ -56,12 +59,24 @@ enum V2KeySchedule {
     static func ratchetSeed(
         initiatorToResponder k1: SymmetricKey, responderToInitiator k2: SymmetricKey, handshakeHash: [UInt8]
     ) -> (RootKey, ChainKey) {
-        let ikm = SecretBytes(count: 64) { buffer in
+        hkdf(concatenate(k1, k2), salt: handshakeHash, info: ratchetInfo, count: 64).withUnsafeBytes { raw in
+            (RootKey(SecretBytes(raw[0..<32])), ChainKey(key: SecretBytes(raw[32..<64]), index: 0))
+        }
+    }
+
+    /// The 32-byte key that authenticates the direct path, from the same inputs as the
+    /// ratchet seed under another label.
+    static func directPathKey(
+        initiatorToResponder k1: SymmetricKey, responderToInitiator k2: SymmetricKey, handshakeHash: [UInt8]
+    ) -> SecretBytes {
+        hkdf(concatenate(k1, k2), salt: handshakeHash, info: directInfo, count: 32)
+    }
+
+    /// `k1 ‖ k2` as 64 secret bytes.
+    private static func concatenate(_ k1: SymmetricKey, _ k2: SymmetricKey) -> SecretBytes {
+        SecretBytes(count: 64) { buffer in
             k1.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[0..<32]).copyMemory(from: $0) }
             k2.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[32..<64]).copyMemory(from: $0) }
-        }
-        return hkdf(ikm, salt: handshakeHash, info: ratchetInfo, count: 64).withUnsafeBytes { raw in
-            (RootKey(SecretBytes(raw[0..<32])), ChainKey(key: SecretBytes(raw[32..<64]), index: 0))
         }
     }
 

@@ -193,7 +193,7 @@ public struct V2Pairing: Sendable {
         case (.awaitingConfirmation(let session), .ratchet):
             let (kind, plaintext, state) = try V2Session.decrypt(frame, with: session.state, using: &generator)
             phase = .established
-            let established = V2Session(role: session.role, state: state)
+            let established = V2Session(role: session.role, state: state, directPathKey: session.directPathKey)
             return kind == .message ? [.established(established), .received(plaintext)] : [.established(established)]
         default:
             throw V2Error(.unexpectedFrame, "type \(type.rawValue)")
@@ -264,13 +264,15 @@ public struct V2Pairing: Sendable {
         }
         guard let theirRatchetKey = try? ECPublicKey(serialized: payload) else { return fail(.invalidPeerKey) }
         let state: SessionState
+        let directPathKey: SecretBytes
         do {
-            state = try SessionInitialization.initializeAlice(
-                seeded: try seed(handshake), theirRatchetKey: theirRatchetKey, using: &generator)
+            let (seeded, direct) = try seed(handshake)
+            directPathKey = direct
+            state = try SessionInitialization.initializeAlice(seeded: seeded, theirRatchetKey: theirRatchetKey, using: &generator)
         } catch {
             return fail(.invalidPeerKey)
         }
-        phase = .awaitingConfirmation(V2Session(role: role, state: state))
+        phase = .awaitingConfirmation(V2Session(role: role, state: state, directPathKey: directPathKey))
         return [.send(V2FrameType.handshake.frame(message3))]
     }
 
@@ -302,20 +304,24 @@ public struct V2Pairing: Sendable {
             return fail(V2Error(noise: error))
         }
         let seeded: SessionInitialization.SeededParameters
+        let directPathKey: SecretBytes
         do {
-            seeded = try seed(handshake)
+            (seeded, directPathKey) = try seed(handshake)
         } catch {
             return fail(error)
         }
         var session = V2Session(
-            role: role, state: SessionInitialization.initializeBob(seeded: seeded, ourRatchetKey: ratchetKey))
+            role: role, state: SessionInitialization.initializeBob(seeded: seeded, ourRatchetKey: ratchetKey),
+            directPathKey: directPathKey)
         let confirmation = session.seal(kind: .confirmation, [])
         phase = .established
         return [.send(confirmation), .established(session)]
     }
 
-    /// The ratchet seed and identities of a completed handshake.
-    private func seed(_ handshake: HandshakeState) throws(V2Error) -> SessionInitialization.SeededParameters {
+    /// The ratchet seed and identities of a completed handshake, and the direct-path key.
+    private func seed(
+        _ handshake: HandshakeState
+    ) throws(V2Error) -> (SessionInitialization.SeededParameters, directPathKey: SecretBytes) {
         let transport: NoiseTransport
         do {
             transport = try handshake.transport()
@@ -331,9 +337,14 @@ public struct V2Pairing: Sendable {
         else { throw .invalidPeerKey }
         let (rootKey, chainKey) = V2KeySchedule.ratchetSeed(
             initiatorToResponder: k1, responderToInitiator: k2, handshakeHash: handshake.handshakeHash)
-        return .init(
-            ourIdentity: IdentityKey(ourIdentity), theirIdentity: IdentityKey(theirIdentity), rootKey: rootKey,
-            chainKey: chainKey)
+        let directPathKey = V2KeySchedule.directPathKey(
+            initiatorToResponder: k1, responderToInitiator: k2, handshakeHash: handshake.handshakeHash)
+        return (
+            .init(
+                ourIdentity: IdentityKey(ourIdentity), theirIdentity: IdentityKey(theirIdentity), rootKey: rootKey,
+                chainKey: chainKey),
+            directPathKey
+        )
     }
 
     /// Refuses (without failing the pairing) a handshake frame whose length is that of

@@ -1,4 +1,4 @@
-import InvisoCrypto
+public import InvisoCrypto
 import InvisoSignal
 
 /// An established Inviso v2 session: a Double Ratchet (InvisoSignal's, with libsignal's
@@ -18,17 +18,24 @@ public struct V2Session: Sendable {
     enum Kind: UInt8 {
         /// The joiner's pairing confirmation; nothing follows.
         case confirmation = 0x00
-        /// An application message; the message follows.
+        /// An application message; the message follows (for the chat engine,
+        /// `seq (u64 BE) ‖ payload`, see ``ReliableRecord``).
         case message = 0x01
+        /// A cumulative acknowledgement; exactly 8 bytes follow (``ReliableRecord/ack(_:)``).
+        case ack = 0x02
     }
 
     /// Our side of the room.
     public let role: V2Pairing.Role
     var state: SessionState
+    /// The key that authenticates the direct path (`docs/protocol.md`, "Direct-path key");
+    /// `nil` for a session restored from storage, which does not keep it.
+    public let directPathKey: SecretBytes?
 
-    init(role: V2Pairing.Role, state: SessionState) {
+    init(role: V2Pairing.Role, state: SessionState, directPathKey: SecretBytes? = nil) {
         self.role = role
         self.state = state
+        self.directPathKey = directPathKey
     }
 
     /// The peer's Noise static public key (32 bytes), authenticated by the handshake;
@@ -81,6 +88,29 @@ public struct V2Session: Sendable {
         }
     }
 
+    // MARK: Message-layer records
+
+    /// Seals one record of the message layer (its kind byte is the ratchet plaintext's).
+    mutating func seal(record: ReliableRecord) -> [UInt8] {
+        let bytes = record.encoded
+        return seal(kind: bytes[0] == ReliableRecord.ackKind ? .ack : .message, Array(bytes.dropFirst()))
+    }
+
+    /// Opens a ratchet frame into a message-layer record.
+    ///
+    /// - Throws: the errors of ``open(_:using:)``; ``V2Error/malformedFrame`` also for a
+    ///   message whose body is not `seq ‖ payload` with seq ≥ 1. The session is unchanged
+    ///   on every error.
+    mutating func openRecord(_ frame: [UInt8], using generator: inout some RandomNumberGenerator) throws(V2Error)
+        -> ReliableRecord
+    {
+        let (kind, body, next) = try Self.decrypt(frame, with: state, using: &generator)
+        guard kind != .confirmation else { throw V2Error(.unexpectedFrame, "pairing confirmation") }
+        guard let record = try? ReliableRecord(decoding: [kind.rawValue] + body) else { throw .malformedFrame }
+        state = next
+        return record
+    }
+
     // MARK: Ratchet frames
 
     /// Seals `kind ‖ body` into a ratchet frame.
@@ -109,9 +139,12 @@ public struct V2Session: Sendable {
         } catch {
             throw V2Error(ratchetFailure: error)
         }
-        guard let first = plaintext.first, let kind = Kind(rawValue: first),
-            kind == .message || plaintext.count == 1
-        else { throw .malformedFrame }
+        guard let first = plaintext.first, let kind = Kind(rawValue: first) else { throw .malformedFrame }
+        switch kind {
+        case .confirmation: guard plaintext.count == 1 else { throw .malformedFrame }
+        case .ack: guard plaintext.count == 9 else { throw .malformedFrame }
+        case .message: break
+        }
         return (kind, Array(plaintext.dropFirst()), next)
     }
 }

@@ -12,14 +12,18 @@ final class KitTestServer: Sendable {
     let databasePath: String
     /// The certificate and key when the server speaks TLS.
     let tls: (certificatePath: String, keyPath: String)?
+    let limits: ServerLimits
     private let state = Mutex<(port: Int, group: ServiceGroup?, task: Task<Void, any Error>?)>((0, nil, nil))
 
     var port: Int { state.withLock { $0.port } }
     var endpoint: ServerEndpoint { ServerEndpoint(host: "127.0.0.1", port: port, useTLS: false) }
 
-    init(databasePath: String, tls: (certificatePath: String, keyPath: String)? = nil) {
+    init(
+        databasePath: String, tls: (certificatePath: String, keyPath: String)? = nil, limits: ServerLimits = ServerLimits()
+    ) {
         self.databasePath = databasePath
         self.tls = tls
+        self.limits = limits
     }
 
     /// Starts on `port` (0: a free one) and waits until it listens.
@@ -28,7 +32,8 @@ final class KitTestServer: Sendable {
         let store = try SQLiteRoomStore(path: databasePath)
         try await store.migrate()
         let server = SignalingServer(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: requested, tls: tls), store: store, bus: nil,
+            configuration: ServerConfiguration(host: "127.0.0.1", port: requested, tls: tls, limits: limits),
+            store: store, bus: nil,
             environment: .live, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
@@ -49,10 +54,11 @@ final class KitTestServer: Sendable {
 
     /// Runs `body` against a fresh server in a fresh temporary database; stops it after.
     static func with(
-        tls: (certificatePath: String, keyPath: String)? = nil, _ body: (KitTestServer) async throws -> Void
+        tls: (certificatePath: String, keyPath: String)? = nil, limits: ServerLimits = ServerLimits(),
+        _ body: (KitTestServer) async throws -> Void
     ) async throws {
         let path = "/tmp/inviso-kit-tests-\(UInt64.random(in: 0...UInt64.max))/rooms.sqlite"
-        let server = KitTestServer(databasePath: path, tls: tls)
+        let server = KitTestServer(databasePath: path, tls: tls, limits: limits)
         try await server.start()
         do {
             try await body(server)

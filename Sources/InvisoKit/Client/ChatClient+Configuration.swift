@@ -1,0 +1,58 @@
+public import InvisoStore
+
+extension ChatClient {
+    /// What a session does and how long it waits. The defaults suit the CLI.
+    public struct Configuration: Sendable {
+        /// The server.
+        public var server: ServerEndpoint
+        /// The session's name in the store (renamed with ``ChatClient/rename(to:)``).
+        public var name = ""
+        /// An ephemeral session keeps nothing: no session, message or key is stored.
+        public var isEphemeral = false
+        /// How long stored messages live (the app's lifetimes); the peer can propose
+        /// another.
+        public var lifetime = MessageLifetime.thirtyDays
+        /// How long the invite's join code stays valid on the server (5 minutes).
+        public var inviteExpiry: Duration = .seconds(300)
+        /// Whether the creator falls back to v1 when the peer starts the app's v1 key
+        /// exchange (it has only the join code, as the iOS app). The session is then
+        /// marked unverified. Turn off to require v2.
+        public var allowsV1Fallback = true
+        /// How long the secure channel may take once both members are in the room (30 s).
+        public var pairingTimeout: Duration = .seconds(30)
+        /// How often the creator polls `check` in case the `watch_code` push is missed (3 s).
+        public var acceptPollInterval: Duration = .seconds(3)
+        /// How long an owed ack may wait for more messages to cover (20 ms).
+        public var ackDelay: Duration = .milliseconds(20)
+        /// After how long without ack progress unacknowledged messages are sent again (2 s).
+        public var retransmitInterval: Duration = .seconds(2)
+        /// How often expired messages are deleted from the store (60 s).
+        public var expiryInterval: Duration = .seconds(60)
+        /// The signaling socket's timing (ping, pong timeout, connect timeout, reconnect).
+        public var signaling: SignalingTiming = SignalingTiming()
+        /// The relay path's send pacing (below the server's per-socket limit).
+        public var relayPacing = RelayTransport.Pacing.serverDefault
+        /// The message layer's windows and limits.
+        public var reliable = ReliableLink.Configuration()
+
+        /// A configuration for `server` with the defaults above.
+        public init(server: ServerEndpoint) {
+            self.server = server
+        }
+    }
+
+    /// The timing of the signaling socket (`docs/client.md`).
+    public struct SignalingTiming: Sendable {
+        /// Control-frame ping interval (25 s).
+        public var pingInterval: Duration = .seconds(25)
+        /// Pong timeout (10 s).
+        public var pongTimeout: Duration = .seconds(10)
+        /// Connect timeout (10 s).
+        public var connectTimeout: Duration = .seconds(10)
+        /// Reconnect schedule.
+        public var reconnect = ReconnectPolicy()
+
+        /// The defaults.
+        public init() {}
+    }
+}

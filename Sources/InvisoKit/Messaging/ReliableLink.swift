@@ -1,0 +1,182 @@
+/// The reliable message layer as a value-type state machine, with no I/O and no clock:
+/// sequence numbers, cumulative acks, an outbox, retransmission, de-duplication and
+/// in-order delivery (`docs/protocol.md`, "Reliable messages").
+///
+/// - Sending: ``enqueue(_:)`` gives each message the next sequence number (1, 2, …),
+///   which is also its id shown to users, and keeps it in the outbox until the peer acks
+///   it, whether or not any path is up. ``takeTransmissions()`` hands out the messages
+///   not yet sent on the current path, at most ``Configuration/sendWindow`` beyond the
+///   peer's ack. After a reconnect or a path change, ``retransmitAll()`` makes every
+///   unacknowledged message go out again.
+/// - Receiving: ``receive(seq:payload:)`` returns the messages that are now deliverable in
+///   order; a duplicate returns nothing (and owes an ack again, since the peer resent it
+///   because it missed ours); a message ahead of a gap waits in a reorder buffer of
+///   ``Configuration/reorderWindow`` messages; one beyond that is refused.
+/// - Acks: ``takeAck()`` returns the cumulative ack owed to the peer (every seq ≤ it was
+///   delivered); ``acknowledge(_:)`` drops what the peer acked and returns those ids.
+///
+/// Every refusal is a thrown ``ReliableError`` that leaves the state unchanged.
+public struct ReliableLink: Sendable {
+    /// Limits.
+    public struct Configuration: Sendable, Hashable {
+        /// Messages held out of order while an earlier one is missing (1,024).
+        public var reorderWindow: UInt64 = 1_024
+        /// Messages in flight beyond the peer's ack (512); keep it at most the peer's
+        /// reorder window so that a loss never makes it refuse messages.
+        public var sendWindow: UInt64 = 512
+        /// Unacknowledged messages the outbox holds before ``enqueue(_:)`` refuses (100,000).
+        public var outboxLimit = 100_000
+        /// Delivered messages after which an ack is due at once rather than after a short
+        /// delay (16).
+        public var ackEvery = 16
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// A message in the outbox.
+    public struct Outgoing: Sendable, Hashable {
+        /// Its sequence number, the id the sender shows.
+        public var seq: UInt64
+        /// The payload bytes.
+        public var payload: [UInt8]
+    }
+
+    /// A message to hand to the app, in order.
+    public struct Delivery: Sendable, Hashable {
+        /// The sender's sequence number: the message id.
+        public var seq: UInt64
+        /// The payload bytes.
+        public var payload: [UInt8]
+    }
+
+    /// The limits.
+    public let configuration: Configuration
+    /// The next sequence number ``enqueue(_:)`` gives.
+    public private(set) var nextSeq: UInt64 = 1
+    /// The highest seq the peer acknowledged (every seq ≤ it).
+    public private(set) var peerAck: UInt64 = 0
+    /// The highest seq delivered in order (every seq ≤ it was delivered).
+    public private(set) var delivered: UInt64 = 0
+
+    /// Unacknowledged messages, oldest first; `outbox[i].seq == peerAck + 1 + i`.
+    private var outbox: [Outgoing] = []
+    private var outboxStart = 0
+    /// Every seq ≤ this was handed out for sending on the current path.
+    private var transmitted: UInt64 = 0
+    /// Messages received ahead of a gap.
+    private var reorderBuffer: [UInt64: [UInt8]] = [:]
+    /// The peer is owed an ack; ``deliveredSinceAck`` counts deliveries since the last one.
+    private var ackOwed = false
+    private var deliveredSinceAck = 0
+
+    /// An empty link.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+    }
+
+    // MARK: - Sending
+
+    /// Puts a message in the outbox and returns its sequence number (its id).
+    ///
+    /// - Throws: ``ReliableError/outboxFull`` when ``Configuration/outboxLimit`` messages
+    ///   are unacknowledged.
+    public mutating func enqueue(_ payload: [UInt8]) throws(ReliableError) -> UInt64 {
+        guard unacknowledgedCount < configuration.outboxLimit else { throw .outboxFull }
+        let seq = nextSeq
+        outbox.append(Outgoing(seq: seq, payload: payload))
+        nextSeq += 1
+        return seq
+    }
+
+    /// How many messages wait for the peer's ack.
+    public var unacknowledgedCount: Int { outbox.count - outboxStart }
+
+    /// The unacknowledged messages, oldest first.
+    public var unacknowledged: ArraySlice<Outgoing> { outbox[outboxStart...] }
+
+    /// The messages to send now: those not yet sent on the current path, within the send
+    /// window. Marks them sent.
+    public mutating func takeTransmissions() -> [Outgoing] {
+        let limit = min(nextSeq - 1, peerAck + configuration.sendWindow)
+        guard transmitted < limit else { return [] }
+        let first = max(transmitted, peerAck) + 1
+        let start = outboxStart + Int(first - peerAck - 1)
+        let end = outboxStart + Int(limit - peerAck)
+        transmitted = limit
+        return Array(outbox[start..<end])
+    }
+
+    /// Whether messages wait to be sent (possibly held back by the send window).
+    public var hasUntransmitted: Bool { transmitted < nextSeq - 1 }
+
+    /// Marks every unacknowledged message unsent, after a reconnect, a path change or a
+    /// retransmission timeout: the next ``takeTransmissions()`` returns them again.
+    public mutating func retransmitAll() {
+        transmitted = peerAck
+    }
+
+    /// Takes a cumulative ack from the peer.
+    ///
+    /// - Returns: The ids newly acknowledged (empty for an old or repeated ack).
+    /// - Throws: ``ReliableError/acknowledgesUnsent`` when it acks a seq never enqueued.
+    public mutating func acknowledge(_ ack: UInt64) throws(ReliableError) -> ClosedRange<UInt64>? {
+        guard ack < nextSeq else { throw .acknowledgesUnsent }
+        guard ack > peerAck else { return nil }
+        let newly = (peerAck + 1)...ack
+        outboxStart += Int(ack - peerAck)
+        peerAck = ack
+        transmitted = max(transmitted, ack)
+        if outboxStart > 256, outboxStart * 2 > outbox.count {
+            outbox.removeFirst(outboxStart)
+            outboxStart = 0
+        }
+        return newly
+    }
+
+    // MARK: - Receiving
+
+    /// Takes a message from the peer.
+    ///
+    /// - Returns: The messages now deliverable, in order: none for a duplicate or a
+    ///   message ahead of a gap, possibly several when it fills one.
+    /// - Throws: ``ReliableError/malformedRecord`` for seq 0,
+    ///   ``ReliableError/sequenceTooFarAhead`` beyond the reorder window.
+    public mutating func receive(seq: UInt64, payload: [UInt8]) throws(ReliableError) -> [Delivery] {
+        guard seq > 0 else { throw .malformedRecord }
+        guard seq <= delivered || seq - delivered <= configuration.reorderWindow else { throw .sequenceTooFarAhead }
+        ackOwed = true
+        guard seq > delivered, reorderBuffer[seq] == nil else { return [] }
+        guard seq == delivered + 1 else {
+            reorderBuffer[seq] = payload
+            return []
+        }
+        var deliveries = [Delivery(seq: seq, payload: payload)]
+        delivered = seq
+        while let next = reorderBuffer.removeValue(forKey: delivered + 1) {
+            delivered += 1
+            deliveries.append(Delivery(seq: delivered, payload: next))
+        }
+        deliveredSinceAck += deliveries.count
+        return deliveries
+    }
+
+    /// Whether the peer is owed an ack.
+    public var isAckOwed: Bool { ackOwed }
+
+    /// Whether enough was delivered since the last ack that one should go out now
+    /// (``Configuration/ackEvery``); otherwise a driver sends an owed ack after a short
+    /// delay, so that a burst is acked once.
+    public var isAckDue: Bool { ackOwed && deliveredSinceAck >= configuration.ackEvery }
+
+    /// The cumulative ack to send, if one is owed; clears the debt.
+    public mutating func takeAck() -> UInt64? {
+        guard ackOwed else { return nil }
+        ackOwed = false
+        deliveredSinceAck = 0
+        return delivered
+    }
+
+    /// How many messages wait in the reorder buffer.
+    public var bufferedCount: Int { reorderBuffer.count }
+}

@@ -1,0 +1,123 @@
+import Synchronization
+
+/// The relay path: opaque frames carried as binary WebSocket messages through the
+/// signaling server to the other member of the room (`docs/client.md`, "Relay path").
+///
+/// The transport does not read ``SignalingClient/events`` itself, because one reader (the
+/// chat engine) also needs every other signaling event: that reader hands each
+/// ``SignalingEvent/binary(_:)`` to ``deliver(_:)``, and the frames come out of
+/// ``incoming`` in the same order.
+///
+/// ``send(_:)`` throws ``TransportError/notConnected`` while the socket is down (it
+/// reconnects by itself; the caller keeps the frame and resends it after the room is
+/// ready again). A frame the socket accepted may still be dropped by the server (the
+/// peer is absent, or a rate limit): delivery is the message layer's job, not the
+/// transport's. Sends are paced by a token bucket below the server's per-socket message
+/// limit (`docs/server.md`: 50 messages/s, burst 200), so a burst of messages waits
+/// instead of being dropped. ``close()`` ends this transport but leaves the signaling
+/// connection to its owner.
+public final class RelayTransport: FrameTransport {
+    /// How fast frames may leave: at most `burst` at once, then `messagesPerSecond`.
+    public struct Pacing: Sendable, Hashable {
+        /// The sustained rate.
+        public var messagesPerSecond: Double
+        /// The most frames sent without waiting.
+        public var burst: Double
+
+        /// A pacing; both values must be positive.
+        public init(messagesPerSecond: Double, burst: Double) {
+            precondition(messagesPerSecond > 0 && burst >= 1, "pacing needs a positive rate and a burst of at least 1")
+            self.messagesPerSecond = messagesPerSecond
+            self.burst = burst
+        }
+
+        /// Below the server's default limits (50/s, burst 200), leaving room for the
+        /// signaling messages the same socket sends.
+        public static let serverDefault = Pacing(messagesPerSecond: 40, burst: 150)
+    }
+
+    /// Always ``ChatPath/relay``.
+    public let path = ChatPath.relay
+    /// Frames handed to ``deliver(_:)``, in order; finishes on ``close()``.
+    public let incoming: AsyncStream<[UInt8]>
+
+    private let continuation: AsyncStream<[UInt8]>.Continuation
+    private let signaling: SignalingClient
+    private let pacing: Pacing
+    private let now: @Sendable () -> Duration
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let state: Mutex<(closed: Bool, tokens: Double, refilledAt: Duration?)>
+
+    /// A relay path over `signaling`.
+    ///
+    /// - Parameters:
+    ///   - signaling: The room's signaling client (joined by its owner).
+    ///   - pacing: The send rate limit.
+    ///   - now: A monotonic time (only differences are used); inject a fake clock in tests.
+    ///   - sleep: Waits while the bucket refills.
+    public init(
+        signaling: SignalingClient, pacing: Pacing = .serverDefault,
+        now: @escaping @Sendable () -> Duration = ChatClock.system.now,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.signaling = signaling
+        self.pacing = pacing
+        self.now = now
+        self.sleep = sleep
+        state = Mutex((false, pacing.burst, nil))
+        (incoming, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    /// Hands a frame that arrived as a binary signaling event to ``incoming``. Ignored
+    /// after ``close()``.
+    public func deliver(_ frame: [UInt8]) {
+        guard !state.withLock({ $0.closed }) else { return }
+        continuation.yield(frame)
+    }
+
+    /// Sends one frame as a binary WebSocket message, after waiting for the pacing.
+    ///
+    /// - Throws: ``TransportError/notConnected`` while the socket is down,
+    ///   ``TransportError/closed`` after ``close()`` or once the signaling client is
+    ///   closed, ``TransportError/frameTooLarge`` above the server's message limit.
+    public func send(_ frame: [UInt8]) async throws(TransportError) {
+        guard await signaling.isConnected else {
+            if state.withLock({ $0.closed }) { throw .closed }
+            throw .notConnected
+        }
+        while true {
+            let wait: Duration? = try state.withLock { state throws(TransportError) in
+                guard !state.closed else { throw .closed }
+                let current = now()
+                if let last = state.refilledAt {
+                    let elapsed = Double((current - last) / .milliseconds(1)) / 1_000
+                    state.tokens = min(pacing.burst, state.tokens + elapsed * pacing.messagesPerSecond)
+                }
+                state.refilledAt = current
+                guard state.tokens < 1 else {
+                    state.tokens -= 1
+                    return nil
+                }
+                return .milliseconds(Int(((1 - state.tokens) / pacing.messagesPerSecond * 1_000).rounded(.up)))
+            }
+            guard let wait else { break }
+            do { try await sleep(wait) } catch { throw .closed }
+        }
+        do {
+            try await signaling.send(binary: frame)
+        } catch {
+            switch error {
+            case .closed: throw .closed
+            case .messageTooLarge: throw .frameTooLarge
+            default: throw .notConnected
+            }
+        }
+    }
+
+    /// Ends this path: ``incoming`` finishes and sends throw ``TransportError/closed``.
+    /// The signaling connection stays open (its owner closes it). Idempotent.
+    public func close() async {
+        state.withLock { $0.closed = true }
+        continuation.finish()
+    }
+}

@@ -1,0 +1,170 @@
+@testable import InvisoKit
+import InvisoServer
+import InvisoStore
+import InvisoTesting
+import Logging
+import Synchronization
+import Testing
+
+/// Collects a chat client's events so tests can wait for conditions with a timeout.
+final class ChatEventLog: Sendable {
+    final class Box: Sendable {
+        let events = Mutex<(list: [ChatEvent], finished: Bool)>(([], false))
+    }
+
+    private let box = Box()
+    let reader: Task<Void, Never>
+
+    init(_ client: ChatClient) {
+        reader = Task { [box] in
+            for await event in client.events { box.events.withLock { $0.list.append(event) } }
+            box.events.withLock { $0.finished = true }
+        }
+    }
+
+    var all: [ChatEvent] { box.events.withLock { $0.list } }
+    var finished: Bool { box.events.withLock { $0.finished } }
+
+    /// The received messages, in order.
+    var messages: [(id: UInt64, payload: ChatPayload)] {
+        all.compactMap { if case .message(let id, let payload) = $0 { (id, payload) } else { nil } }
+    }
+
+    /// The ids reported delivered, in order.
+    var delivered: [UInt64] {
+        all.compactMap { if case .delivered(let id) = $0 { id } else { nil } }
+    }
+
+    var security: ChatSecurity? {
+        all.lazy.compactMap { if case .secured(let security) = $0 { security } else { nil } }.first
+    }
+
+    var errors: [ChatError] { all.compactMap { if case .error(let error) = $0 { error } else { nil } } }
+
+    var closeReason: ChatCloseReason? {
+        all.lazy.compactMap { if case .closed(let reason) = $0 { reason } else { nil } }.first
+    }
+
+    /// Waits until `condition` holds over the events (20 s by default).
+    func wait(
+        _ what: String, timeout seconds: Double = 20, sourceLocation: SourceLocation = #_sourceLocation,
+        until condition: (ChatEventLog) -> Bool
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition(self) {
+            guard ContinuousClock.now < deadline else {
+                let summary = all.suffix(8).map { "\($0)" }.joined(separator: ", ")
+                throw NetworkTestFailure("timed out waiting for \(what); last events: \(summary)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    func waitForSecurity() async throws -> ChatSecurity {
+        try await wait("the secure channel") { $0.security != nil }
+        return security!
+    }
+}
+
+/// Frames every client of a test saw on its paths, for the "no plaintext" check.
+final class FrameCapture: Sendable {
+    private let frames = Mutex<[[UInt8]]>([])
+
+    var tap: @Sendable (ChatPath, [UInt8]) -> Void {
+        { [self] _, frame in frames.withLock { $0.append(frame) } }
+    }
+
+    var all: [[UInt8]] { frames.withLock { $0 } }
+
+    /// Whether any frame contains `needle`.
+    func contains(_ needle: [UInt8]) -> Bool {
+        all.contains { frame in
+            guard frame.count >= needle.count else { return false }
+            return (0...(frame.count - needle.count)).contains { frame[$0..<($0 + needle.count)].elementsEqual(needle) }
+        }
+    }
+}
+
+enum ChatFixture {
+    /// Server limits high enough for thousands of messages in a few seconds.
+    static var fastLimits: ServerLimits {
+        var limits = ServerLimits()
+        limits.socketMessagesPerSecond = 100_000
+        limits.socketMessageBurst = 100_000
+        limits.roomRelayBytesPerSecond = 1e9
+        limits.roomRelayByteBurst = 1e9
+        return limits
+    }
+
+    static func configuration(_ server: KitTestServer) -> ChatClient.Configuration {
+        var configuration = ChatClient.Configuration(server: server.endpoint)
+        configuration.signaling.pingInterval = .seconds(1)
+        configuration.signaling.pongTimeout = .seconds(10)
+        configuration.signaling.connectTimeout = .seconds(2)
+        configuration.signaling.reconnect = ReconnectPolicy(base: .milliseconds(50), factor: 2, cap: .milliseconds(250))
+        configuration.relayPacing = RelayTransport.Pacing(messagesPerSecond: 20_000, burst: 2_000)
+        configuration.retransmitInterval = .milliseconds(700)
+        configuration.acceptPollInterval = .milliseconds(300)
+        configuration.pairingTimeout = .seconds(20)
+        return configuration
+    }
+
+    static func client(
+        _ server: KitTestServer, seed: UInt64, capture: FrameCapture? = nil, store: InvisoStore? = nil,
+        configure: (inout ChatClient.Configuration) -> Void = { _ in }
+    ) -> (ChatClient, ChatEventLog) {
+        var configuration = configuration(server)
+        configure(&configuration)
+        let client = ChatClient(
+            configuration: configuration, store: store, random: SeededGenerator(seed: seed), clock: .system, http: nil,
+            logger: Logger(label: "inviso.tests.chat", factory: { _ in SwiftLogNoOpLogHandler() }), frameTap: capture?.tap)
+        return (client, ChatEventLog(client))
+    }
+
+    static func text(_ side: String, _ index: Int) -> String { "\(side)-message-\(index)" }
+
+    /// Expects exactly `texts`, in order, with ids 1…n.
+    static func expectMessages(
+        _ log: ChatEventLog, _ texts: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let messages = log.messages
+        #expect(messages.map(\.id) == Array(1...UInt64(texts.count)), sourceLocation: sourceLocation)
+        #expect(messages.map(\.payload) == texts.map { ChatPayload.text($0) }, sourceLocation: sourceLocation)
+    }
+}
+
+/// Two in-memory frame transports wired to each other (a stand-in for a direct path).
+final class InMemoryFrameTransport: FrameTransport {
+    let path: ChatPath
+    let incoming: AsyncStream<[UInt8]>
+    private let continuation: AsyncStream<[UInt8]>.Continuation
+    private let peer = Mutex<InMemoryFrameTransport?>(nil)
+    private let closed = Mutex(false)
+    let sent = Mutex(0)
+
+    init(path: ChatPath) {
+        self.path = path
+        (incoming, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+    }
+
+    static func pair(path: ChatPath = .direct) -> (InMemoryFrameTransport, InMemoryFrameTransport) {
+        let a = InMemoryFrameTransport(path: path)
+        let b = InMemoryFrameTransport(path: path)
+        a.peer.withLock { $0 = b }
+        b.peer.withLock { $0 = a }
+        return (a, b)
+    }
+
+    func send(_ frame: [UInt8]) async throws(TransportError) {
+        guard !closed.withLock({ $0 }) else { throw .closed }
+        guard let peer = peer.withLock({ $0 }) else { throw .notConnected }
+        sent.withLock { $0 += 1 }
+        peer.continuation.yield(frame)
+    }
+
+    func close() async {
+        closed.withLock { $0 = true }
+        continuation.finish()
+        peer.withLock { $0 = nil }
+    }
+}

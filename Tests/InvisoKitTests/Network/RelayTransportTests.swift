@@ -1,0 +1,40 @@
+import InvisoKit
+import InvisoTesting
+import Testing
+
+@Suite("RelayTransport over the real server", .timeLimit(.minutes(1)))
+struct RelayTransportTests {
+    @Test func framesFlowAndSendFailsWhileDownOrClosed() async throws {
+        try await KitTestServer.with { server in
+            let room = try await SignalingClientTests.pair(server, code: "424242")
+            let (alice, aliceLog, _) = SignalingClientTests.makeClient(server, seed: 1)
+            let (bob, bobLog, _) = SignalingClientTests.makeClient(server, seed: 2)
+            let relay = RelayTransport(signaling: alice, pacing: .init(messagesPerSecond: 1_000, burst: 5))
+            #expect(relay.path == .relay)
+            // Before the socket is up: not connected (the caller keeps the frame).
+            if !(await alice.isConnected) {
+                await #expect(throws: TransportError.notConnected) { try await relay.send([1]) }
+            }
+            try await alice.join(roomID: room, deviceID: "device-alice")
+            try await bob.join(roomID: room, deviceID: "device-bob")
+            try await aliceLog.next(where: SignalingClientTests.isReady)
+            try await bobLog.next(where: SignalingClientTests.isReady)
+            // More frames than the burst: the pacing makes them wait, none is dropped.
+            let frames = (0..<20).map { [UInt8(1), UInt8($0)] }
+            for frame in frames { try await relay.send(frame) }
+            #expect(try await SignalingClientTests.binaries(bobLog, count: 20) == frames)
+            // Binary events handed to deliver(_:) come out of incoming in order.
+            relay.deliver([7])
+            relay.deliver([8])
+            var iterator = relay.incoming.makeAsyncIterator()
+            #expect(await iterator.next() == [7])
+            #expect(await iterator.next() == [8])
+            await #expect(throws: TransportError.frameTooLarge) { try await relay.send([UInt8](repeating: 0, count: 70_000)) }
+            await relay.close()
+            #expect(await iterator.next() == nil)
+            await #expect(throws: TransportError.closed) { try await relay.send([1]) }
+            await alice.close()
+            await bob.close()
+        }
+    }
+}
