@@ -248,6 +248,8 @@ let package = Package(
         ),
         .testTarget(
             name: "invisoTests",
+            dependencies: ["inviso", "InvisoStore", "InvisoCrypto"],
+            resources: [.copy("Resources")],
             swiftSettings: upcoming
         ),
     ],
