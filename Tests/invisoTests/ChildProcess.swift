@@ -14,7 +14,9 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`; standard input stays open until ``closeInput()``.
     /// The child inherits this process's environment plus `environment`, minus `unsetting`.
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], unsetting: [String] = []) throws {
+    init(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], unsetting: [String] = []
+    ) throws {
         process.executableURL = executable
         process.arguments = arguments
         if !environment.isEmpty || !unsetting.isEmpty {

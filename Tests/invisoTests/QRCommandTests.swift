@@ -5,7 +5,8 @@ import Testing
 /// drawing follows `TERM` and `--no-unicode`.
 @Suite("inviso qr CLI", .serialized, .timeLimit(.minutes(2)))
 struct QRCommandTests {
-    static func qr(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    static func qr(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String)
+    {
         let child = try ChildProcess(try NoiseInteropTests.invisoBinary(), ["qr"] + arguments, environment: environment)
         child.closeInput()
         let status = child.waitForExit(timeout: 60) ?? -1
@@ -17,7 +18,8 @@ struct QRCommandTests {
         let symbol = try #require(QRVectorTests.vectors.symbols.first { $0.label == "PagedOut!" })
         for mask in [0, 2, 7] {
             let child = try ChildProcess(
-                try NoiseInteropTests.invisoBinary(), ["qr", "PagedOut!", "--version", "1", "--mask", String(mask), "--json"])
+                try NoiseInteropTests.invisoBinary(),
+                ["qr", "PagedOut!", "--version", "1", "--mask", String(mask), "--json"])
             child.closeInput()
             #expect(child.waitForExit(timeout: 60) == 0, "\(child.transcript)")
             let event = try #require(child.events.first, "\(child.transcript)")

@@ -21,7 +21,8 @@ struct QREncoderTests {
     func generator() {
         // ISO/IEC 18004 Annex A (10 codewords), as listed in "An artisanal QR code"
         // (quaxio.com, PagedOut! #2) and computed by python-qrcode 8.2.
-        #expect(ReedSolomonEncoder(degree: 10).generatorPolynomial == [1, 216, 194, 159, 111, 199, 94, 95, 113, 157, 193])
+        #expect(
+            ReedSolomonEncoder(degree: 10).generatorPolynomial == [1, 216, 194, 159, 111, 199, 94, 95, 113, 157, 193])
         #expect(ReedSolomonEncoder(degree: 1).generatorPolynomial == [1, 1])
         #expect(ReedSolomonEncoder(degree: 2).generatorPolynomial == [1, 3, 2])  // (x + 1)(x + 2)
     }
@@ -41,12 +42,16 @@ struct QREncoderTests {
         // codewords from python-qrcode 8.2.
         let version = try #require(QRVersion(1))
         let data = QRCodewords.dataCodewords(Array("PagedOut!".utf8), version: version, level: .medium)
-        #expect(data == [0x40, 0x95, 0x06, 0x16, 0x76, 0x56, 0x44, 0xF7, 0x57, 0x42, 0x10, 0xEC, 0x11, 0xEC, 0x11, 0xEC])
-        #expect(QRCodewords.interleaved(Array("PagedOut!".utf8), version: version, level: .medium).suffix(10)
-            == [74, 190, 29, 185, 203, 209, 185, 63, 7, 116])
+        #expect(
+            data == [0x40, 0x95, 0x06, 0x16, 0x76, 0x56, 0x44, 0xF7, 0x57, 0x42, 0x10, 0xEC, 0x11, 0xEC, 0x11, 0xEC])
+        #expect(
+            QRCodewords.interleaved(Array("PagedOut!".utf8), version: version, level: .medium).suffix(10)
+                == [74, 190, 29, 185, 203, 209, 185, 63, 7, 116])
     }
 
-    @Test("Byte-mode capacities of versions 1–10 match the standard's Table 7", arguments: QRErrorCorrectionLevel.allCases)
+    @Test(
+        "Byte-mode capacities of versions 1–10 match the standard's Table 7", arguments: QRErrorCorrectionLevel.allCases
+    )
     func capacities(level: QRErrorCorrectionLevel) throws {
         let table: [QRErrorCorrectionLevel: [Int]] = [
             .low: [17, 32, 53, 78, 106, 134, 154, 192, 230, 271],
@@ -68,7 +73,9 @@ struct QREncoderTests {
     @Test("Version sizes, codeword totals and remainder bits")
     func versionFacts() throws {
         // Table 1 of the standard: total codewords and remainder bits.
-        let facts: [(Int, Int, Int)] = [(1, 26, 0), (2, 44, 7), (6, 172, 7), (7, 196, 0), (14, 581, 3), (21, 1156, 4), (40, 3706, 0)]
+        let facts: [(Int, Int, Int)] = [
+            (1, 26, 0), (2, 44, 7), (6, 172, 7), (7, 196, 0), (14, 581, 3), (21, 1156, 4), (40, 3706, 0),
+        ]
         for (number, total, remainder) in facts {
             let version = try #require(QRVersion(number))
             #expect(version.size == 17 + 4 * number)

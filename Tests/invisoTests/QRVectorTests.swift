@@ -29,8 +29,9 @@ struct QRVectorTests {
 
     static let vectors: Vectors = {
         let bundle = Bundle.module
-        guard let url = bundle.url(forResource: "qr-vectors", withExtension: "json", subdirectory: "Resources")
-            ?? bundle.url(forResource: "qr-vectors", withExtension: "json"),
+        guard
+            let url = bundle.url(forResource: "qr-vectors", withExtension: "json", subdirectory: "Resources")
+                ?? bundle.url(forResource: "qr-vectors", withExtension: "json"),
             let data = try? Data(contentsOf: url),
             let vectors = try? JSONDecoder().decode(Vectors.self, from: data)
         else { fatalError("Resources/qr-vectors.json is missing or malformed") }
@@ -61,7 +62,8 @@ struct QRVectorTests {
             #expect(symbol.masks.count == 8)
             for (reference, expected) in symbol.masks.enumerated() {
                 let code = try QRCode.encode(
-                    Self.bytes(hex: symbol.data_hex), level: level, versions: version...version, mask: QRMask(reference))
+                    Self.bytes(hex: symbol.data_hex), level: level, versions: version...version, mask: QRMask(reference)
+                )
                 #expect(code.size == expected.count)
                 let actual = Self.rows(code)
                 let differing = zip(actual, expected).enumerated().filter { $0.element.0 != $0.element.1 }.map(\.offset)

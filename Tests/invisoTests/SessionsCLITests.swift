@@ -24,37 +24,45 @@ struct SessionsCLITests {
         }
     }
 
-    static func inviso(_ arguments: [String], environment: [String: String] = ["INVISO_PASSPHRASE": passphrase],
-                       unsetting: [String] = []) throws -> Run {
-        let child = try ChildProcess(try NoiseInteropTests.invisoBinary(), arguments, environment: environment, unsetting: unsetting)
+    static func inviso(
+        _ arguments: [String], environment: [String: String] = ["INVISO_PASSPHRASE": passphrase],
+        unsetting: [String] = []
+    ) throws -> Run {
+        let child = try ChildProcess(
+            try NoiseInteropTests.invisoBinary(), arguments, environment: environment, unsetting: unsetting)
         child.closeInput()
         let status = child.waitForExit(timeout: 60) ?? -1
         let transcript = child.transcript
-        let stdout = transcript.components(separatedBy: "stderr:\n").first.map { String($0.dropFirst("stdout:\n".count)) } ?? ""
+        let stdout =
+            transcript.components(separatedBy: "stderr:\n").first.map { String($0.dropFirst("stdout:\n".count)) } ?? ""
         return Run(status: status, stdout: stdout, transcript: transcript)
     }
 
     /// A data directory holding two sessions: a verified v2 one with three messages and a
     /// pinned identity, and a pending ephemeral v1 one.
     static func makeStore(keySource: MasterKeySource = .passphrase(passphrase)) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-sessions-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "inviso-sessions-\(UUID().uuidString)")
         let store = try InvisoStore(directory: directory, keySource: keySource)
         defer { store.close() }
         let created = Date(timeIntervalSince1970: 1_750_000_000)
-        try store.saveSession(StoredSession(
-            id: verifiedID, createdAt: created, state: .active, lifetime: .sevenDays, name: "Alice",
-            serverURL: "http://127.0.0.1:8080", joinCode: inviteSecret, roomID: "room-1", deviceID: "device-1",
-            protocolVersion: 2, peerDisplayName: "alice's phone"))
+        try store.saveSession(
+            StoredSession(
+                id: verifiedID, createdAt: created, state: .active, lifetime: .sevenDays, name: "Alice",
+                serverURL: "http://127.0.0.1:8080", joinCode: inviteSecret, roomID: "room-1", deviceID: "device-1",
+                protocolVersion: 2, peerDisplayName: "alice's phone"))
         try store.savePinnedIdentity(
             PinnedIdentity(publicKey: Data(repeating: 7, count: 32), safetyNumber: safetyNumber, isVerified: true),
             sessionID: verifiedID)
         for index in 0..<3 {
-            try store.appendMessage(id: "m\(index)", sessionID: verifiedID, direction: .sent, text: "hello \(index)", at: Date())
+            try store.appendMessage(
+                id: "m\(index)", sessionID: verifiedID, direction: .sent, text: "hello \(index)", at: Date())
         }
         try store.saveSecret(SecretBytes(Array(repeating: 9, count: 32)), kind: .ratchet, sessionID: verifiedID)
-        try store.saveSession(StoredSession(
-            id: pendingID, createdAt: created.addingTimeInterval(60), state: .pending, lifetime: .ephemeral,
-            name: "Bob\u{1B}[31m", serverURL: "http://127.0.0.1:8080", joinCode: "314159", protocolVersion: 1))
+        try store.saveSession(
+            StoredSession(
+                id: pendingID, createdAt: created.addingTimeInterval(60), state: .pending, lifetime: .ephemeral,
+                name: "Bob\u{1B}[31m", serverURL: "http://127.0.0.1:8080", joinCode: "314159", protocolVersion: 1))
         return directory
     }
 
@@ -104,7 +112,8 @@ struct SessionsCLITests {
 
     @Test("An empty data directory lists nothing and creates no store or key")
     func emptyDirectory() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-empty-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "inviso-empty-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let run = try Self.inviso(["sessions", "--data", directory.path], unsetting: ["INVISO_PASSPHRASE"])
         #expect(run.status == 0, "\(run.transcript)")
@@ -123,9 +132,12 @@ struct SessionsCLITests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent(InvisoStore.databaseFileName)
         let before = try Data(contentsOf: database)
-        let wrong = try Self.inviso(["sessions", "--data", directory.path, "--json"], environment: ["INVISO_PASSPHRASE": "guess"])
+        let wrong = try Self.inviso(
+            ["sessions", "--data", directory.path, "--json"], environment: ["INVISO_PASSPHRASE": "guess"])
         #expect(wrong.status != 0)
-        #expect((wrong.json["error"] as? String)?.contains("INVISO_PASSPHRASE does not open") == true, "\(wrong.transcript)")
+        #expect(
+            (wrong.json["error"] as? String)?.contains("INVISO_PASSPHRASE does not open") == true, "\(wrong.transcript)"
+        )
         #expect(!wrong.transcript.contains("guess"))
         let missing = try Self.inviso(["sessions", "--data", directory.path], unsetting: ["INVISO_PASSPHRASE"])
         #expect(missing.status != 0)
@@ -138,7 +150,8 @@ struct SessionsCLITests {
     func keyFileStore() throws {
         let directory = try Self.makeStore(keySource: .keyFile)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.inviso(["sessions", "--data", directory.path, "--json"], environment: [:], unsetting: ["INVISO_PASSPHRASE"])
+        let run = try Self.inviso(
+            ["sessions", "--data", directory.path, "--json"], environment: [:], unsetting: ["INVISO_PASSPHRASE"])
         #expect((run.json["sessions"] as? [Any])?.count == 2, "\(run.transcript)")
         let withPassphrase = try Self.inviso(["sessions", "--data", directory.path])
         #expect(withPassphrase.status != 0)
@@ -158,7 +171,9 @@ struct SessionsCLITests {
         store.close()
 
         let unknown = try Self.inviso(["sessions", "rename", "0000", "x", "--data", directory.path, "--json"])
-        #expect(unknown.status != 0 && (unknown.json["error"] as? String)?.contains("no session") == true, "\(unknown.transcript)")
+        #expect(
+            unknown.status != 0 && (unknown.json["error"] as? String)?.contains("no session") == true,
+            "\(unknown.transcript)")
         let short = try Self.inviso(["sessions", "rename", "5f", "x", "--data", directory.path])
         #expect(short.status != 0)
         let empty = try Self.inviso(["sessions", "rename", Self.verifiedID, "  ", "--data", directory.path])
@@ -211,7 +226,8 @@ struct SessionTableTests {
         let session = StoredSession(
             id: "abcd", createdAt: Date(timeIntervalSince1970: 0), state: .active, lifetime: .oneDay, name: "Zoë",
             serverURL: "http://x", protocolVersion: 2)
-        let summary = SessionSummary(session, identity: PinnedIdentity(publicKey: Data(), isVerified: false), messageCount: 12)
+        let summary = SessionSummary(
+            session, identity: PinnedIdentity(publicKey: Data(), isVerified: false), messageCount: 12)
         let table = SessionTable.render([summary], timeZone: TimeZone(identifier: "UTC")!)
         let lines = table.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)

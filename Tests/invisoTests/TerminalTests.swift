@@ -26,9 +26,11 @@ struct TerminalTests {
         return grid.map { $0.map { $0 == inkIsDark } }
     }
 
-    @Test("Rendering reads back to the symbol and a light 4-module quiet zone", arguments: [
-        (QRTerminalRenderer.Style.halfBlocks, false), (.halfBlocks, true), (.ascii, false), (.ascii, true),
-    ])
+    @Test(
+        "Rendering reads back to the symbol and a light 4-module quiet zone",
+        arguments: [
+            (QRTerminalRenderer.Style.halfBlocks, false), (.halfBlocks, true), (.ascii, false), (.ascii, true),
+        ])
     func renderRoundTrip(style: QRTerminalRenderer.Style, invert: Bool) throws {
         let code = try QRCode.encode(text: "inviso://join/271828#orbit-violin-quantum")
         let renderer = QRTerminalRenderer(style: style, invert: invert)
@@ -69,6 +71,13 @@ struct TerminalTests {
         var recorded: [String] { writes.withLock { $0 } }
     }
 
+    /// The spinner's wait between frames in these tests: short, real, cancellable.
+    static let shortSleep: @Sendable (Duration) async throws -> Void = { _ in
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    /// No wait at all.
+    static let noSleep: @Sendable (Duration) async throws -> Void = { _ in }
+
     /// Waits (in small real sleeps, 20 s at most) until `condition` holds.
     static func eventually(_ condition: () -> Bool) async throws -> Bool {
         let deadline = ContinuousClock.now + .seconds(20)
@@ -83,9 +92,9 @@ struct TerminalTests {
     func spinnerSilentOffTerminal() async throws {
         let output = RecordingOutput(isTerminal: false)
         let spinner = Spinner(message: "waiting for your peer")
-        let value = try await spinner.whileRunning(on: output, sleep: { _ in }) { 42 }
+        let value = try await spinner.whileRunning(on: output, sleep: Self.noSleep) { 42 }
         #expect(value == 42)
-        await spinner.run(on: output, sleep: { _ in })  // returns at once
+        await spinner.run(on: output, sleep: Self.noSleep)  // returns at once
         #expect(output.recorded.isEmpty)
     }
 
@@ -93,7 +102,7 @@ struct TerminalTests {
     func spinnerOnTerminal() async throws {
         let output = RecordingOutput(isTerminal: true)
         let spinner = Spinner(message: "waiting", ascii: true)
-        let value = try await spinner.whileRunning(on: output, sleep: { _ in try await Task.sleep(for: .milliseconds(1)) }) {
+        let value = try await spinner.whileRunning(on: output, sleep: Self.shortSleep) {
             try await Self.eventually { output.recorded.count >= 6 }
         }
         #expect(value)
@@ -112,7 +121,7 @@ struct TerminalTests {
         struct Failure: Error {}
         let output = RecordingOutput(isTerminal: true)
         await #expect(throws: Failure.self) {
-            try await Spinner(message: "x").whileRunning(on: output, sleep: { _ in try await Task.sleep(for: .milliseconds(1)) }) { () async throws -> Int in
+            try await Spinner(message: "x").whileRunning(on: output, sleep: Self.shortSleep) { () async throws -> Int in
                 _ = try await Self.eventually { !output.recorded.isEmpty }
                 throw Failure()
             }
@@ -127,7 +136,9 @@ struct TerminalTests {
     func statusLine() {
         #expect(ChatStatusLine(state: .secure(verified: true, path: .direct)).text == "encrypted · verified · direct")
         #expect(ChatStatusLine(state: .secure(verified: false, path: .relay)).text == "encrypted · unverified · relay")
-        #expect(ChatStatusLine(state: .secure(verified: false, path: .relay), ascii: true).text == "encrypted | unverified | relay")
+        #expect(
+            ChatStatusLine(state: .secure(verified: false, path: .relay), ascii: true).text
+                == "encrypted | unverified | relay")
         #expect(ChatStatusLine(state: .connecting("waiting for your peer")).text == "waiting for your peer")
         #expect(ChatStatusLine(state: .closed("peer left")).text == "closed · peer left")
     }
@@ -158,11 +169,12 @@ struct TerminalTests {
     @Test("Safety numbers are grouped by five, four groups a line")
     func safetyNumbers() {
         let number = (0..<60).map { String($0 % 10) }.joined()
-        #expect(SafetyNumberText.grouped(number) == """
-            01234 56789 01234 56789
-            01234 56789 01234 56789
-            01234 56789 01234 56789
-            """)
+        #expect(
+            SafetyNumberText.grouped(number) == """
+                01234 56789 01234 56789
+                01234 56789 01234 56789
+                01234 56789 01234 56789
+                """)
         #expect(SafetyNumberText.grouped("12345") == "12345")
         #expect(SafetyNumberText.grouped("abc\u{1B}") == "abc\u{FFFD}")
         #expect(SafetyNumberText.grouped("1234") == "1234")

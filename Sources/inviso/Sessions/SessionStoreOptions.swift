@@ -55,7 +55,8 @@ struct SessionStoreOptions: ParsableArguments {
         case .keyFileMissing:
             return "the store in \(directory.path) has lost its key file (\(InvisoStore.keyFileName))"
         case .insecureKeyFile:
-            return "the key file is readable by others: run chmod 600 \(directory.appendingPathComponent(InvisoStore.keyFileName).path)"
+            return
+                "the key file is readable by others: run chmod 600 \(directory.appendingPathComponent(InvisoStore.keyFileName).path)"
         case .invalidKeyFile:
             return "the key file \(directory.appendingPathComponent(InvisoStore.keyFileName).path) is not a valid key"
         default:
@@ -80,32 +81,6 @@ struct SessionStoreOptions: ParsableArguments {
             guard json else { throw error }
             JSONLines.emit(["error": .string(String(describing: error))])
             throw ExitCode.failure
-        }
-    }
-}
-
-/// What a store command prints: text for people, a JSON object for scripts.
-struct SessionCommandOutput {
-    /// The text form.
-    let text: String
-    /// The JSON form.
-    let json: any Encodable
-}
-
-// MARK: - Finding a session
-
-extension InvisoStore {
-    /// The session whose ID is `reference`, or the only one whose ID starts with it (at least
-    /// four characters), like git's abbreviated hashes.
-    ///
-    /// - Throws: ``CLIError`` when no session or more than one matches.
-    func resolveSession(_ reference: String) throws -> StoredSession {
-        if let exact = try session(id: reference) { return exact }
-        let matches = reference.count >= 4 ? try sessions().filter { $0.id.hasPrefix(reference) } : []
-        switch matches.count {
-        case 1: return matches[0]
-        case 0: throw CLIError("no session \(TerminalText.sanitized(reference))")
-        default: throw CLIError("\(matches.count) sessions start with \(TerminalText.sanitized(reference)); give more of the ID")
         }
     }
 }

@@ -62,7 +62,9 @@ struct QRCommand: ParsableCommand {
         }
         if json {
             let rows = (0..<code.size).map { y in String((0..<code.size).map { code[$0, y] ? "1" : "0" }) }
-            let output = Output(version: code.version.number, level: code.level.rawValue, mask: code.mask.reference, size: code.size, rows: rows)
+            let output = Output(
+                version: code.version.number, level: code.level.rawValue, mask: code.mask.reference, size: code.size,
+                rows: rows)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             JSONLines.emitLine(String(decoding: try encoder.encode(output), as: UTF8.self))

@@ -41,7 +41,8 @@ struct QRCode: Sendable, Hashable {
         mask: QRMask? = nil
     ) throws(QRError) -> QRCode {
         let bytes = Array(data)
-        guard let version = QRVersion.all.first(where: { versions.contains($0) && bytes.count <= $0.byteCapacity(level) })
+        guard
+            let version = QRVersion.all.first(where: { versions.contains($0) && bytes.count <= $0.byteCapacity(level) })
         else {
             throw QRError.dataTooLong(bytes: bytes.count, capacity: versions.upperBound.byteCapacity(level))
         }

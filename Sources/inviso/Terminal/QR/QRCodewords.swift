@@ -28,7 +28,8 @@ enum QRCodewords {
     /// the blocks one data codeword longer, each followed by its error-correction codewords
     /// in the result's second array.
     static func blocks(
-        _ dataCodewords: [UInt8], version: QRVersion, level: QRErrorCorrectionLevel, field: GaloisField256 = GaloisField256()
+        _ dataCodewords: [UInt8], version: QRVersion, level: QRErrorCorrectionLevel,
+        field: GaloisField256 = GaloisField256()
     ) -> [(data: [UInt8], ec: [UInt8])] {
         let blockCount = version.blockCount(level)
         let ecLength = version.ecCodewordsPerBlock(level)
@@ -61,21 +62,5 @@ enum QRCodewords {
             for block in blocks { result.append(block.ec[index]) }
         }
         return result
-    }
-}
-
-/// Accumulates bits most significant first and packs them into bytes.
-struct QRBitWriter: Sendable {
-    private(set) var bytes: [UInt8] = []
-    /// Bits written so far.
-    private(set) var count = 0
-
-    /// Appends the low `count` bits of `value`, most significant first.
-    mutating func append(_ value: Int, count bitCount: Int) {
-        for shift in stride(from: bitCount - 1, through: 0, by: -1) {
-            if count % 8 == 0 { bytes.append(0) }
-            if (value >> shift) & 1 == 1 { bytes[bytes.count - 1] |= 0x80 >> UInt8(count % 8) }
-            count += 1
-        }
     }
 }

@@ -52,7 +52,8 @@ struct QRModuleGrid: Sendable, Hashable {
         for (row, y) in centers.enumerated() {
             for (column, x) in centers.enumerated() {
                 let last = centers.count - 1
-                let overlapsFinder = (row == 0 && column == 0) || (row == 0 && column == last) || (row == last && column == 0)
+                let overlapsFinder =
+                    (row == 0 && column == 0) || (row == 0 && column == last) || (row == last && column == 0)
                 if !overlapsFinder { drawAlignment(centerX: x, centerY: y) }
             }
         }
