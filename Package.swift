@@ -249,7 +249,8 @@ let package = Package(
         ),
         .testTarget(
             name: "invisoTests",
-            dependencies: ["inviso", "InvisoKit"],
+            dependencies: ["inviso", "InvisoKit", "InvisoStore", "InvisoCrypto"],
+            resources: [.copy("Resources")],
             swiftSettings: upcoming
         ),
     ],

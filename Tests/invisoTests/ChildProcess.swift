@@ -13,11 +13,16 @@ final class ChildProcess: @unchecked Sendable {
     private var openStreams = 2
 
     /// Starts `executable` with `arguments`; standard input stays open until ``closeInput()``.
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// The child inherits this process's environment plus `environment`, minus `unsetting`.
+    init(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:], unsetting: [String] = []
+    ) throws {
         process.executableURL = executable
         process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        if !environment.isEmpty || !unsetting.isEmpty {
+            var merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            for name in unsetting { merged[name] = nil }
+            process.environment = merged
         }
         process.standardInput = input
         process.standardOutput = output

@@ -1,5 +1,30 @@
 /// Text from the network made safe and measurable for a terminal.
+///
+/// Two strengths: ``sanitized(_:)`` for short labels (a peer's display name, a session
+/// name) replaces every control and format character; ``clean(_:)`` for message bodies
+/// keeps the joiners and variation selectors that emoji need and replaces controls, line
+/// separators and the bidirectional controls. Neither lets text move the cursor or
+/// disguise itself.
 enum TerminalText {
+    /// `text` with every control or format character replaced by `�`.
+    static func sanitized(_ text: String) -> String {
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator:
+                result.append("\u{FFFD}")
+            default:
+                result.append(scalar)
+            }
+        }
+        return String(result)
+    }
+
+    /// Whether `text` has a character ``sanitized(_:)`` would replace.
+    static func hasUnsafeCharacters(_ text: String) -> Bool {
+        sanitized(text) != text
+    }
+
     /// `text` with every character that could drive the terminal replaced by U+FFFD:
     /// C0/C1 controls (ESC starts escape sequences, CR and BS overwrite what is shown) and
     /// the bidirectional overrides and isolates, which can make a line read differently
@@ -13,7 +38,10 @@ enum TerminalText {
     }
 
     private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        if scalar.properties.generalCategory == .control { return true }
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: return true
+        default: break
+        }
         switch scalar.value {
         case 0x202A...0x202E, 0x2066...0x2069, 0x200E, 0x200F, 0x061C: return true
         default: return false
