@@ -111,7 +111,7 @@ extension MeshRouter {
 
     /// Sends what is spooled for `recipient` if there is now a way to it.
     mutating func flushSpool(for recipient: PeerID, now: MeshTime, into actions: inout [Action]) {
-        guard nextHop(to: recipient) != nil else { return }
+        guard spool.hasEntries(for: recipient), nextHop(to: recipient) != nil else { return }
         for entry in spool.take(for: recipient) where custody[entry.id] == nil {
             forwardDirected(entry.packet, id: entry.id, from: nil, isLocal: entry.isLocal, now: now, into: &actions)
         }

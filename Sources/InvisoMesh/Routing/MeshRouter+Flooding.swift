@@ -45,10 +45,9 @@ extension MeshRouter {
         if packet.senderID != localID {
             routes.learnAlternate(origin: packet.senderID, link: link, packetTimestamp: packet.timestamp)
         }
-        if var pending = pendingRelays[id.dedupKey] {
+        pendingRelays.update(id.dedupKey) { pending in
             pending.duplicates += 1
             pending.heardFrom.insert(link)
-            pendingRelays[id.dedupKey] = pending
         }
         guard !packet.isBroadcast else { return }
         // A directed copy: the sender may be retrying because our acknowledgement was lost,

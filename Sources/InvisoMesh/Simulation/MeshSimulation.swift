@@ -7,7 +7,9 @@
 /// ``PacketID`` is computed once when it is made. Every transmission on a link is counted,
 /// lost or not.
 ///
-/// Not thread-safe: one simulation runs on one thread.
+/// Not thread-safe: one simulation runs on one thread. (The state touched for every event
+/// is marked `@exclusivity(unchecked)`: no two accesses to one of those properties ever
+/// overlap, and the run-time checks cost more than a tenth of an event.)
 public final class MeshSimulation {
     /// The graph.
     public let graph: GeometricGraph
@@ -16,7 +18,7 @@ public final class MeshSimulation {
     /// The peer ID of each node.
     public let peerIDs: [PeerID]
     /// The routers, one per node (read them to inspect state).
-    public private(set) var routers: [MeshRouter]
+    @exclusivity(unchecked) public private(set) var routers: [MeshRouter]
     /// Simulated time at the start (milliseconds since the Unix epoch).
     public let epoch: UInt64 = 1_750_000_000_000
 
@@ -25,27 +27,27 @@ public final class MeshSimulation {
     var reverseLink: [[UInt32]] = []
     /// Node u's link i is `edges[edgeStart[u] + i]`: the neighbour and u's link index at the
     /// neighbour (the two tables above, flattened for ``transmit(_:from:link:)``).
-    var edgeStart: [Int32] = []
-    var edges: [(neighbour: Int32, reverse: UInt32)] = []
-    var online: [Bool]
+    @exclusivity(unchecked) var edgeStart: [Int32] = []
+    @exclusivity(unchecked) var edges: [(neighbour: Int32, reverse: UInt32)] = []
+    @exclusivity(unchecked) var online: [Bool]
     /// Frames arrive 10–40 ms after they are sent and relays wait up to 220 ms: a window of
     /// 256 ms holds nearly every event, and its buckets stay in cache.
-    var queue = CalendarQueue<Event>(window: 256)
+    @exclusivity(unchecked) var queue = CalendarQueue<Event>(window: 256)
     /// The last packet ID looked up, and its message (a relay sends one packet on several
     /// links in a row).
-    var lastLookup: (id: PacketID, message: Int32)?
-    var pendingWake: [UInt64]
-    var random: MeshRandom
+    @exclusivity(unchecked) var lastLookup: (id: PacketID, message: Int32)?
+    @exclusivity(unchecked) var pendingWake: [UInt64]
+    @exclusivity(unchecked) var random: MeshRandom
     /// Current simulated time.
-    public private(set) var now: UInt64
+    @exclusivity(unchecked) public private(set) var now: UInt64
 
-    var messages: [MessageRecord] = []
+    @exclusivity(unchecked) var messages: [MessageRecord] = []
     /// Message index by ``PacketID/dedupKey`` (checked against the record's full ID).
-    var messageIndex = RandomKeyMap<Int32>(seed: 0x4D53_4731)
+    @exclusivity(unchecked) var messageIndex = RandomKeyMap<Int32>(seed: 0x4D53_4731)
     /// One array for the actions of every router input, reused.
-    var actions: [MeshRouter.Action] = []
+    @exclusivity(unchecked) var actions: [MeshRouter.Action] = []
     /// Transmissions by category.
-    public private(set) var counters = Counters()
+    @exclusivity(unchecked) public private(set) var counters = Counters()
 
     enum Event {
         /// A frame arriving at `node` on `link`, with the hops it has travelled and the

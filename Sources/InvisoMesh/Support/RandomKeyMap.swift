@@ -48,12 +48,16 @@ struct RandomKeyMap<Value> {
     /// Where `key` is, or the empty slot where it would go.
     @inline(__always)
     private func find(_ key: UInt64) -> (index: Int, found: Bool) {
-        var index = home(key)
-        while true {
-            let slotKey = slots[index].key
-            if slotKey == key { return (index, true) }
-            if slotKey == 0 { return (index, false) }
-            index = (index + 1) & mask
+        // `index` is masked into the table, so the probe reads the slots unchecked: a
+        // bounds check would read the array's header, a second cache miss on a big table.
+        slots.withUnsafeBufferPointer { slots in
+            var index = home(key)
+            while true {
+                let slotKey = slots[index].key
+                if slotKey == key { return (index, true) }
+                if slotKey == 0 { return (index, false) }
+                index = (index + 1) & mask
+            }
         }
     }
 
@@ -62,7 +66,7 @@ struct RandomKeyMap<Value> {
         get {
             if key == 0 { return zeroValue }
             let (index, found) = find(key)
-            return found ? slots[index].value : nil
+            return found ? slots.withUnsafeBufferPointer { $0[index].value } : nil
         }
         set {
             guard let newValue else {
@@ -84,6 +88,22 @@ struct RandomKeyMap<Value> {
             }
             slots[index].value = newValue
         }
+    }
+
+    /// Changes the value for `key` in place, if there is one; returns whether there was.
+    @discardableResult
+    mutating func update(_ key: UInt64, _ body: (inout Value) -> Void) -> Bool {
+        let index: Int
+        if key == 0 {
+            index = mask + 1
+        } else {
+            let (found, isFound) = find(key)
+            guard isFound else { return false }
+            index = found
+        }
+        guard slots[index].value != nil else { return false }
+        body(&slots[index].value!)
+        return true
     }
 
     /// Removes and returns the value for `key`.

@@ -59,12 +59,11 @@ public struct GolombCodedSet: Hashable, Sendable {
         let p = parameter(falsePositiveRate: falsePositiveRate)
         let capacity = max(1, max(8, maxBytes * 8) / max(3, Int(p) + 2))
         var count = min(hashes.count, capacity)
-        let candidates = Array(hashes.prefix(count))
         while true {
             guard count > 0 else { return (.empty(p: p), 0) }
             let m = UInt32(truncatingIfNeeded: min(UInt64(UInt32.max), UInt64(count) << UInt64(p)))
             var set = BucketSet(m: m)
-            for index in 0..<count { set.insert(bucket(candidates[index], m: m)) }
+            for hash in hashes.prefix(count) { set.insert(bucket(hash, m: m)) }
             let data = encode(sortedBuckets: set.ascending(), p: p, maxBytes: maxBytes)
             if let data { return (GolombCodedSet(p: p, m: m, data: data), count) }
             count = count * 9 / 10
@@ -92,7 +91,13 @@ public struct GolombCodedSet: Hashable, Sendable {
     /// first value that is not below `m`, as BitChat's decoders do.
     public func decodedBuckets() -> [UInt64] {
         var values = [UInt64]()
-        values.reserveCapacity(data.count * 8 / (Int(p) + 2) + 1)
+        forEachDecodedBucket { values.append($0) }
+        return values
+    }
+
+    /// Calls `body` with each of ``decodedBuckets()`` (strictly ascending), without
+    /// collecting them.
+    func forEachDecodedBucket(_ body: (UInt64) -> Void) {
         var reader = BitReader(data)
         var accumulator: UInt64 = 0
         while true {
@@ -101,35 +106,41 @@ public struct GolombCodedSet: Hashable, Sendable {
             guard !overflow else { break }
             accumulator &+= shifted &+ remainder &+ 1
             if accumulator >= UInt64(m) { break }
-            values.append(accumulator)
+            body(accumulator)
         }
-        return values
     }
 
     /// A decoded filter, ready for membership questions.
-    public func membership() -> Membership { Membership(buckets: decodedBuckets(), m: m) }
+    public func membership() -> Membership { Membership(self) }
 
     /// A decoded filter: answers "might the sender have this packet?".
     public struct Membership: Sendable {
-        /// The decoded buckets, ascending.
-        public let buckets: [UInt64]
         /// The filter's range.
         public let m: UInt32
-        private let set: BucketSet
+        let bucketSet: BucketSet
+        /// Whether the filter lists no packet.
+        public let isEmpty: Bool
 
-        init(buckets: [UInt64], m: UInt32) {
-            self.buckets = buckets
-            self.m = m
-            var set = BucketSet(m: buckets.isEmpty ? 0 : m)
-            for bucket in buckets { set.insert(bucket) }
-            self.set = set
+        init(_ filter: GolombCodedSet) {
+            m = filter.m
+            var set = BucketSet(m: filter.m)
+            var isEmpty = true
+            filter.forEachDecodedBucket { bucket in
+                set.insert(bucket)
+                isEmpty = false
+            }
+            bucketSet = set
+            self.isEmpty = isEmpty
         }
+
+        /// The decoded buckets, ascending.
+        public var buckets: [UInt64] { bucketSet.ascending() }
 
         /// Whether the packet with this sync hash may be in the set (false positives at
         /// about `2^-P`; never a false negative for a packet the sender included).
         public func mightContain(_ syncHash: UInt64) -> Bool {
-            guard !buckets.isEmpty else { return false }
-            return set.contains(GolombCodedSet.bucket(syncHash, m: m))
+            guard !isEmpty else { return false }
+            return bucketSet.contains(GolombCodedSet.bucket(syncHash, m: m))
         }
     }
 
@@ -163,6 +174,16 @@ public struct GolombCodedSet: Hashable, Sendable {
             guard usesBitmap else { return large.contains(bucket) }
             let word = bucket >> 6
             return word < UInt64(bits.count) && bits[Int(word)] & (1 << (bucket & 63)) != 0
+        }
+
+        /// Whether every bucket in this set is in `other`.
+        func isSubset(of other: BucketSet) -> Bool {
+            guard usesBitmap, other.usesBitmap else { return ascending().allSatisfy { other.contains($0) } }
+            for (index, word) in bits.enumerated() where word != 0 {
+                let theirs = index < other.bits.count ? other.bits[index] : 0
+                if word & ~theirs != 0 { return false }
+            }
+            return true
         }
 
         /// The buckets, ascending.

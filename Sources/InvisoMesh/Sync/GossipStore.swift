@@ -110,11 +110,14 @@ struct GossipStore {
     /// Keys kept in arrival order and sorted by packet timestamp only when read (sync
     /// requests are far rarer than arrivals, and arrivals come out of timestamp order once
     /// sync carries old packets). The sort is stable, so equal timestamps keep their arrival
-    /// order. Over capacity, up to a quarter more is let in before the oldest are dropped in
-    /// one go.
+    /// order; only the keys that came since the last sort are sorted, then merged in. Over
+    /// capacity, up to a quarter more is let in before the oldest are dropped in one go.
     private struct SortedList {
         private var storage: [Key] = []
-        private var sorted = true
+        /// `storage[..<sortedCount]` is in order.
+        private var sortedCount = 0
+        /// Reused by ``sort()``.
+        private var scratch: [Key] = []
 
         var count: Int { storage.count }
 
@@ -122,14 +125,34 @@ struct GossipStore {
         subscript(index: Int) -> Key { storage[index] }
 
         mutating func insert(_ key: Key) {
-            if let last = storage.last, last.timestamp > key.timestamp { sorted = false }
+            if sortedCount == storage.count, storage.last.map({ $0.timestamp <= key.timestamp }) ?? true {
+                sortedCount += 1
+            }
             storage.append(key)
         }
 
+        /// Puts the keys in timestamp order, equal timestamps in their present order (what a
+        /// stable sort of the whole list gives).
         mutating func sort() {
-            guard !sorted else { return }
-            storage.sort { $0.timestamp < $1.timestamp }
-            sorted = true
+            guard sortedCount < storage.count else { return }
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: storage[sortedCount...])
+            scratch.sort { $0.timestamp < $1.timestamp }
+            // Merge from the back; on equal timestamps the sorted part's key goes first.
+            var sortedIndex = sortedCount - 1
+            var scratchIndex = scratch.count - 1
+            var write = storage.count - 1
+            while scratchIndex >= 0 {
+                if sortedIndex >= 0, storage[sortedIndex].timestamp > scratch[scratchIndex].timestamp {
+                    storage[write] = storage[sortedIndex]
+                    sortedIndex -= 1
+                } else {
+                    storage[write] = scratch[scratchIndex]
+                    scratchIndex -= 1
+                }
+                write -= 1
+            }
+            sortedCount = storage.count
         }
 
         /// Keeps the newest `capacity` once the list holds a quarter more than that; returns
@@ -139,12 +162,14 @@ struct GossipStore {
             sort()
             let removed = storage[0..<(storage.count - capacity)]
             storage.removeFirst(storage.count - capacity)
+            sortedCount = storage.count
             return removed
         }
 
         mutating func removeOlder(than cutoff: UInt64) -> [Key] {
             guard storage.contains(where: { $0.timestamp < cutoff }) else { return [] }
             let removed = storage.filter { $0.timestamp < cutoff }
+            sortedCount -= storage[..<sortedCount].count { $0.timestamp < cutoff }
             storage.removeAll { $0.timestamp < cutoff }
             return removed
         }
@@ -152,6 +177,9 @@ struct GossipStore {
         /// The position (in the current order) of the first key that `matches`.
         func firstIndex(where matches: (Key) -> Bool) -> Int? { storage.firstIndex(where: matches) }
 
-        mutating func remove(at index: Int) -> Key { storage.remove(at: index) }
+        mutating func remove(at index: Int) -> Key {
+            if index < sortedCount { sortedCount -= 1 }
+            return storage.remove(at: index)
+        }
     }
 }
