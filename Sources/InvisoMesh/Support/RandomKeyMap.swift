@@ -90,6 +90,19 @@ struct RandomKeyMap<Value> {
         }
     }
 
+    /// `body` applied to the value for `key` (read in place, not copied), if there is one.
+    func read<Result>(_ key: UInt64, _ body: (Value) -> Result) -> Result? {
+        let index: Int
+        if key == 0 {
+            index = mask + 1
+        } else {
+            let (found, isFound) = find(key)
+            guard isFound else { return nil }
+            index = found
+        }
+        return slots.withUnsafeBufferPointer { slots in slots[index].value.map(body) }
+    }
+
     /// Changes the value for `key` in place, if there is one; returns whether there was.
     @discardableResult
     mutating func update(_ key: UInt64, _ body: (inout Value) -> Void) -> Bool {

@@ -64,7 +64,7 @@ public struct GolombCodedSet: Hashable, Sendable {
             let m = UInt32(truncatingIfNeeded: min(UInt64(UInt32.max), UInt64(count) << UInt64(p)))
             var set = BucketSet(m: m)
             for hash in hashes.prefix(count) { set.insert(bucket(hash, m: m)) }
-            let data = encode(sortedBuckets: set.ascending(), p: p, maxBytes: maxBytes)
+            let data = encode(p: p, maxBytes: maxBytes, expectedCount: count, set.forEachAscending)
             if let data { return (GolombCodedSet(p: p, m: m, data: data), count) }
             count = count * 9 / 10
         }
@@ -72,17 +72,39 @@ public struct GolombCodedSet: Hashable, Sendable {
 
     /// Golomb–Rice codes sorted buckets; `nil` as soon as the output exceeds `maxBytes`.
     static func encode(sortedBuckets: [UInt64], p: UInt8, maxBytes: Int) -> [UInt8]? {
+        encode(p: p, maxBytes: maxBytes, expectedCount: sortedBuckets.count) { body in
+            for value in sortedBuckets { guard body(value) else { return } }
+        }
+    }
+
+    /// Golomb–Rice codes the buckets `forEach` yields in ascending order (repeats are
+    /// skipped; `forEach` stops when its body returns `false`); `nil` as soon as the output
+    /// exceeds `maxBytes`.
+    static func encode(
+        p: UInt8, maxBytes: Int, expectedCount: Int, _ forEach: ((UInt64) -> Bool) -> Void
+    ) -> [UInt8]? {
         var writer = BitWriter()
-        writer.bytes.reserveCapacity(min(maxBytes, sortedBuckets.count * (Int(p) + 2) / 8 + 8))
+        writer.bytes.reserveCapacity(min(maxBytes, expectedCount * (Int(p) + 2) / 8 + 8))
         let mask = (UInt64(1) << UInt64(p)) &- 1
         var previous: UInt64 = 0
-        for value in sortedBuckets where value != previous {
+        var fits = true
+        forEach { value in
+            guard value != previous else { return true }
             let x = value - previous - 1
             previous = value
-            writer.writeOnes(Int(x >> UInt64(p)))
-            writer.write(bits: (x & mask), count: Int(p) + 1)  // the zero terminator, then P bits
-            if writer.byteCount > maxBytes { return nil }
+            let quotient = x >> UInt64(p)
+            if quotient + UInt64(p) < 56 {
+                // The unary quotient, the zero terminator and P bits in one write.
+                let ones = (UInt64(1) << quotient) - 1
+                writer.write(bits: ones << (UInt64(p) + 1) | (x & mask), count: Int(quotient) + Int(p) + 1)
+            } else {
+                writer.writeOnes(Int(quotient))
+                writer.write(bits: (x & mask), count: Int(p) + 1)  // the zero terminator, then P bits
+            }
+            fits = writer.byteCount <= maxBytes
+            return fits
         }
+        guard fits else { return nil }
         let bytes = writer.finish()
         return bytes.count > maxBytes ? nil : bytes
     }
@@ -188,16 +210,27 @@ public struct GolombCodedSet: Hashable, Sendable {
 
         /// The buckets, ascending.
         func ascending() -> [UInt64] {
-            guard usesBitmap else { return large.sorted() }
             var values: [UInt64] = []
+            forEachAscending { bucket in
+                values.append(bucket)
+                return true
+            }
+            return values
+        }
+
+        /// Calls `body` with the buckets in ascending order until it returns `false`.
+        func forEachAscending(_ body: (UInt64) -> Bool) {
+            guard usesBitmap else {
+                for bucket in large.sorted() { guard body(bucket) else { return } }
+                return
+            }
             for (index, word) in bits.enumerated() where word != 0 {
                 var rest = word
                 while rest != 0 {
-                    values.append(UInt64(index) << 6 | UInt64(rest.trailingZeroBitCount))
+                    guard body(UInt64(index) << 6 | UInt64(rest.trailingZeroBitCount)) else { return }
                     rest &= rest - 1
                 }
             }
-            return values
         }
     }
 }
