@@ -41,6 +41,9 @@ struct BenchMesh: ParsableCommand {
     @Option(help: "Loss probability per transmission.")
     var loss = 0.10
 
+    @Option(help: "Threads that run the routers within each simulated millisecond (the figures do not depend on it; default: the active processors).")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(help: "One JSON object per line.")
     var json = false
 
@@ -48,6 +51,7 @@ struct BenchMesh: ParsableCommand {
         guard !counts.isEmpty, counts.allSatisfy({ $0 >= 2 }) else { throw ValidationError("--nodes: counts of at least 2") }
         guard messages >= 2 else { throw ValidationError("--messages must be at least 2") }
         guard (0..<1).contains(loss) else { throw ValidationError("--loss must be in [0, 1)") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
     }
 
     var counts: [Int] { nodes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -67,6 +71,7 @@ struct BenchMesh: ParsableCommand {
         var parameters = SimulationParameters()
         parameters.loss = loss
         parameters.seed = seed &+ UInt64(nodeCount)
+        parameters.threads = threads
         let graph = GeometricGraph(nodeCount: nodeCount, meanDegree: degree, seed: parameters.seed)
         let n = graph.count
         let diameterSample = (0..<min(n, 8)).map { graph.hopDistances(from: $0 * n / min(n, 8)).max() ?? 0 }.max() ?? 0
