@@ -111,6 +111,8 @@ public final class MeshSimulation {
         var hops: [UInt16]
         var shortest: [Int32]
         var transmissions = 0
+        /// Of ``transmissions``, per-hop acknowledgements of the message (directed only).
+        var acknowledgements = 0
         var delivered = 0
         var deliveredLate = 0
         var latencies: [UInt32] = []
@@ -550,6 +552,7 @@ public final class MeshSimulation {
         case .acknowledgement(let acknowledgement):
             if let message = lookup(acknowledgement.packetID) {
                 messages[Int(message)].transmissions += 1
+                messages[Int(message)].acknowledgements += 1
                 counters.acknowledgements += 1
             } else {
                 counters.other += 1
