@@ -353,31 +353,36 @@ public final class MeshSimulation {
                 }
             }
         }
-        for index in range {
-            counters.events += 1
-            let span = batchActions[index - range.lowerBound]
-            switch batch[index] {
-            case .frame(let target, _, let hops, let message):
-                let node = Int(target)
-                guard online[node] else {
-                    counters.droppedOffline += 1
+        threadActions.withUnsafeMutableBufferPointer { buffers in
+            for index in range {
+                counters.events += 1
+                let span = batchActions[index - range.lowerBound]
+                let node: Int
+                switch batch[index] {
+                case .frame(let target, _, let hops, let message):
+                    node = Int(target)
+                    guard online[node] else {
+                        counters.droppedOffline += 1
+                        continue
+                    }
+                    // Only packet frames carry a message (see `transmit`).
+                    if message >= 0 {
+                        let record = Int(message)
+                        if !messages[record].hops.isEmpty, messages[record].hops[node] == .max {
+                            messages[record].hops[node] = hops
+                        }
+                    }
+                case .wake(let target):
+                    node = Int(target)
+                    if pendingWake[node] == now { pendingWake[node] = .max }
+                    guard online[node] else { continue }
+                case .originate, .setOnline:
                     continue
                 }
-                // Only packet frames carry a message (see `transmit`).
-                if message >= 0 {
-                    let record = Int(message)
-                    if !messages[record].hops.isEmpty, messages[record].hops[node] == .max {
-                        messages[record].hops[node] = hops
-                    }
+                buffers[Int(span.thread)].withUnsafeMutableBufferPointer { actions in
+                    performMovingOut(
+                        UnsafeMutableBufferPointer(rebasing: actions[Int(span.start)..<Int(span.end)]), at: node)
                 }
-                perform(threadActions[Int(span.thread)][Int(span.start)..<Int(span.end)], at: node)
-            case .wake(let target):
-                let node = Int(target)
-                if pendingWake[node] == now { pendingWake[node] = .max }
-                guard online[node] else { continue }
-                perform(threadActions[Int(span.thread)][Int(span.start)..<Int(span.end)], at: node)
-            case .originate, .setOnline:
-                break
             }
         }
     }
@@ -496,35 +501,47 @@ public final class MeshSimulation {
 
     /// Carries out a router's actions at `node`.
     func perform(_ actions: [MeshRouter.Action], at node: Int) {
-        perform(actions[...], at: node)
+        for action in actions { perform(action, at: node) }
     }
 
-    /// Carries out a router's actions at `node`.
-    func perform(_ actions: ArraySlice<MeshRouter.Action>, at node: Int) {
-        for action in actions {
-            switch action {
-            // What `SimulatedLink.send` does, without going through the link objects.
-            case .transmit(let packet, let id, let links):
-                for link in links { transmit(.packet(packet, id: id), from: Int32(node), link: link.rawValue) }
-            case .sendSyncRequest(let request, let link):
-                transmit(.syncRequest(request), from: Int32(node), link: link.rawValue)
-            case .sendAcknowledgement(let acknowledgement, let link):
-                transmit(.acknowledgement(acknowledgement), from: Int32(node), link: link.rawValue)
-            case .deliver(let packet, let id):
-                if packet.type != .announce { recordDelivery(id, at: node) }
-            case .report:
-                break
-            case .schedule(let time):
-                if time.milliseconds < pendingWake[node] {
-                    pendingWake[node] = time.milliseconds
-                    queue.insert(.wake(node: Int32(node)), at: time.milliseconds)
-                }
+    /// Carries out the actions in `actions` at `node`, moving each out and leaving a trivial
+    /// one in its place (so the packets they hold are not retained once more to be read).
+    private func performMovingOut(_ actions: UnsafeMutableBufferPointer<MeshRouter.Action>, at node: Int) {
+        guard let base = actions.baseAddress else { return }
+        for index in actions.indices {
+            let action = (base + index).move()
+            (base + index).initialize(to: .report(Self.placeholderID, .flooded))
+            perform(action, at: node)
+        }
+    }
+
+    /// What `performMovingOut` leaves behind.
+    private static let placeholderID = PacketID(high: 0, low: 0, syncHash: 0)
+
+    /// Carries out one of a router's actions at `node`.
+    private func perform(_ action: consuming MeshRouter.Action, at node: Int) {
+        switch action {
+        // What `SimulatedLink.send` does, without going through the link objects.
+        case .transmit(let packet, let id, let links):
+            for link in links { transmit(.packet(packet, id: id), from: Int32(node), link: link.rawValue) }
+        case .sendSyncRequest(let request, let link):
+            transmit(.syncRequest(request), from: Int32(node), link: link.rawValue)
+        case .sendAcknowledgement(let acknowledgement, let link):
+            transmit(.acknowledgement(acknowledgement), from: Int32(node), link: link.rawValue)
+        case .deliver(let packet, let id):
+            if packet.type != .announce { recordDelivery(id, at: node) }
+        case .report:
+            break
+        case .schedule(let time):
+            if time.milliseconds < pendingWake[node] {
+                pendingWake[node] = time.milliseconds
+                queue.insert(.wake(node: Int32(node)), at: time.milliseconds)
             }
         }
     }
 
     /// One transmission on one link (called by ``SimulatedLink/send(_:)``).
-    func transmit(_ frame: MeshFrame, from node: Int32, link: UInt32) {
+    func transmit(_ frame: consuming MeshFrame, from node: Int32, link: UInt32) {
         var hops: UInt16 = 0
         var carried: Int32 = -1
         switch frame {

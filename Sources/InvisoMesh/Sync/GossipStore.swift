@@ -54,7 +54,8 @@ struct GossipStore {
     }
 
     /// Stores a broadcast packet (announces replace the sender's older announce).
-    mutating func insert(_ packet: MeshPacket, id: PacketID) {
+    mutating func insert(_ packet: consuming MeshPacket, id: PacketID) {
+        let timestamp = packet.timestamp
         guard packet.type == .announce else {
             let slot: Int
             if let reused = freeSlots.popLast() {
@@ -64,19 +65,19 @@ struct GossipStore {
                 slot = slots.count
                 slots.append(Entry(packet: packet, id: id))
             }
-            packets.insert(Key(timestamp: packet.timestamp, syncHash: id.syncHash, isAnnounce: false, reference: UInt64(slot)))
+            packets.insert(Key(timestamp: timestamp, syncHash: id.syncHash, isAnnounce: false, reference: UInt64(slot)))
             for dropped in packets.trim(to: capacity) { free(dropped) }
             return
         }
         let sender = packet.senderID.rawValue
         if let existing = announceEntries.read(sender, { $0.packet.timestamp }) {
-            guard existing < packet.timestamp else { return }
+            guard existing < timestamp else { return }
             if let stale = announces.firstIndex(where: { $0.timestamp == existing && $0.reference == sender }) {
                 _ = announces.remove(at: stale)
             }
         }
         announceEntries[sender] = Entry(packet: packet, id: id)
-        announces.insert(Key(timestamp: packet.timestamp, syncHash: id.syncHash, isAnnounce: true, reference: sender))
+        announces.insert(Key(timestamp: timestamp, syncHash: id.syncHash, isAnnounce: true, reference: sender))
         for dropped in announces.trim(to: announceCapacity) { announceEntries.removeValue(forKey: dropped.reference) }
     }
 
