@@ -292,8 +292,8 @@ public final class MeshSimulation {
         now = max(now, limit)
     }
 
-    private func addToBatch(_ event: Event) {
-        switch event {
+    private func addToBatch(_ event: consuming Event) {
+        switch consume event {
         case .frame(let node, let link, let hops, let message, let frame):
             batch.append(.frame(node: node, link: link, hops: hops, message: message))
             batchFrames.append(frame)

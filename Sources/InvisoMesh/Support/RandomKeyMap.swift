@@ -128,7 +128,7 @@ struct RandomKeyMap<Value> {
         }
         let (index, found) = find(key)
         guard found else { return nil }
-        let value = slots[index].value
+        let value = slots[index].value.take()
         remove(at: index)
         return value
     }
@@ -146,8 +146,10 @@ struct RandomKeyMap<Value> {
         for key in removals { removeValue(forKey: key) }
     }
 
+    /// Empties slot `index` and backward-shifts the run after it, so every key stays
+    /// reachable from its home slot. Slots are swapped, not copied: values are moved.
     private mutating func remove(at index: Int) {
-        // Backward-shift the following run so every key stays reachable from its home slot.
+        slots[index] = Slot(key: 0, value: nil)
         var hole = index
         var next = (hole + 1) & mask
         while slots[next].key != 0 {
@@ -156,24 +158,27 @@ struct RandomKeyMap<Value> {
             let distanceToNext = (next - home) & mask
             let distanceToHole = (hole - home) & mask
             if distanceToHole < distanceToNext || distanceToHole == 0 {
-                slots[hole] = slots[next]
+                slots.swapAt(hole, next)
                 hole = next
             }
             next = (next + 1) & mask
         }
-        slots[hole] = Slot(key: 0, value: nil)
         stored -= 1
     }
 
     private mutating func grow() {
-        let old = slots
+        var old = slots
         slots = [Slot](repeating: Slot(key: 0, value: nil), count: (mask + 1) * 2 + 1)
         mask = (mask + 1) * 2 - 1
         shift -= 1
-        for slot in old.dropLast() where slot.key != 0 {
-            slots[find(slot.key).index] = slot
+        // Move the entries over (`old` is the only reference left to the old table).
+        old.withUnsafeMutableBufferPointer { old in
+            for index in old.indices where old[index].key != 0 || index == old.count - 1 {
+                let slot = (old.baseAddress! + index).move()
+                (old.baseAddress! + index).initialize(to: Slot(key: 0, value: nil))
+                slots[index == old.count - 1 ? mask + 1 : find(slot.key).index] = slot
+            }
         }
-        slots[mask + 1] = old[old.count - 1]
     }
 }
 
