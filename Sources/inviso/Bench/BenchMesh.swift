@@ -144,7 +144,7 @@ struct BenchMesh: ParsableCommand {
             routed.dataTransmissionsPerMessage, "tx", baselineName: "2 x shortest hops + 4",
             baseline: bound, ratio: routed.dataTransmissionsPerMessage / bound, precision: 2)
         out.figure(
-            prefix + "direct, route known: acknowledgements per message", routed.acknowledgementsPerMessage, "tx")
+            prefix + "direct, route known: hop acks per message", routed.acknowledgementsPerMessage, "tx")
         out.note("\(nodeCount): \(routed.messages) of \(direct.messages) direct messages' senders knew a route when sending")
         out.figure(
             prefix + "direct, route known: delivered within 60 s", routed.deliveryRatio * 100, "%")
