@@ -18,7 +18,9 @@ let package = Package(
         .library(name: "InvisoSignal", targets: ["InvisoSignal"]),
         .library(name: "InvisoWire", targets: ["InvisoWire"]),
         .library(name: "InvisoMesh", targets: ["InvisoMesh"]),
+        .library(name: "InvisoKit", targets: ["InvisoKit"]),
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
+        .library(name: "InvisoStore", targets: ["InvisoStore"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
     dependencies: [
@@ -72,6 +74,20 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(
+            name: "InvisoKit",
+            dependencies: [
+                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoWire", "InvisoStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
             name: "InvisoServer",
             dependencies: [
                 "InvisoWire",
@@ -98,6 +114,16 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .target(
+            name: "InvisoStore",
+            dependencies: [
+                "InvisoCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .target(
             name: "InvisoTesting",
             dependencies: ["InvisoCrypto", "InvisoNoise"],
             swiftSettings: upcoming
@@ -110,6 +136,8 @@ let package = Package(
                 "InvisoSignal",
                 "InvisoServer",
                 "InvisoMesh",
+                "InvisoKit",
+                "InvisoStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -165,6 +193,18 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "InvisoKitTests",
+            dependencies: [
+                "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoStore", "InvisoTesting",
+                "InvisoServer", "InvisoWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "InvisoMeshTests",
             dependencies: [
                 "InvisoMesh", "InvisoTesting",
@@ -195,6 +235,15 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["Fixtures"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoStoreTests",
+            dependencies: [
+                "InvisoStore", "InvisoCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

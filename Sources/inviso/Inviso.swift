@@ -6,6 +6,6 @@ struct Inviso: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inviso",
         abstract: "Inviso command-line tools.",
-        subcommands: [ServeCommand.self, MeshCommand.self, NoiseCommand.self, SignalCommand.self, BenchCommand.self]
+        subcommands: [ServeCommand.self, MeshCommand.self, NoiseCommand.self, SignalCommand.self, EraseAllCommand.self, BenchCommand.self]
     )
 }

@@ -85,8 +85,11 @@ private struct Network {
         for action in actions {
             switch action {
             case .event(let event): events[index].append(event)
-            case .send(let bytes, let link):
-                guard let wire = wires[index][link] else { continue }
+            case .send(let frame, let link):
+                // Through the same encoding a UDP link uses.
+                guard let wire = wires[index][link],
+                    let bytes = try? frame.encoded(to: nodes[index]?.neighbour(on: link), timestamp: now)
+                else { continue }
                 sequence += 1
                 let frame = Frame(time: now + latency, sequence: sequence, node: wire.node, link: wire.link, bytes: bytes)
                 if !lose(frame) { queue.append(frame) }
@@ -273,5 +276,40 @@ struct MeshNodeCoreTests {
         network.run(5_000)
         #expect(network.publicTexts(2) == [text])
         #expect(network.publicTexts(1) == [text])
+    }
+}
+
+@Suite("Mesh node core: compressed payloads")
+struct MeshNodeCoreCompressionTests {
+    @Test("a public message whose payload arrives compressed is read, and relayed with the bytes received")
+    func compressedPublicMessage() throws {
+        var network = Network.line(3)
+        network.run(3_000)
+        let sender = network.identities[0]
+        let message = try ChatMessage(id: "z", sender: "n0", content: "squeezed", timestamp: network.now, senderPeerID: nil).encoded()
+        // A raw DEFLATE stream of one stored block (RFC 1951 §3.2.4), after the v1 size prefix.
+        let length = UInt16(message.count)
+        let stream: [UInt8] = [0x01, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + message
+        var packet = MeshPacket(
+            type: .message, ttl: 7, timestamp: network.now, senderID: sender.peerID, recipientID: nil,
+            payload: [UInt8(length >> 8), UInt8(length & 0xFF)] + stream, isCompressed: true)
+        try packet.sign(using: sender.signingKey)
+        var relayed: [[UInt8]] = []
+        let actions = network.nodes[1]!.receive(try packet.encoded(), on: LinkID(0), now: network.now)
+        let shown = actions.compactMap { action -> (String, Int?)? in
+            if case .event(.publicMessage(_, let text, let hops, _)) = action { (text, hops) } else { nil }
+        }
+        #expect(shown.map(\.0) == ["squeezed"])
+        #expect(shown.map(\.1) == [1])
+        for _ in 0..<50 {
+            network.now += 10
+            for action in network.nodes[1]!.tick(now: network.now) {
+                if case .send(.packet(let copy, _), _) = action, copy.type == .message {
+                    relayed.append(copy.payload)
+                    #expect(copy.isCompressed)
+                }
+            }
+        }
+        #expect(relayed == [packet.payload])
     }
 }

@@ -130,3 +130,27 @@ struct MeshLineTests {
         #expect(again.process.waitForExit(timeout: Self.timeout) == 0)
     }
 }
+
+@Suite("inviso erase-all")
+struct EraseAllTests {
+    @Test("lists without --yes, then deletes the store and mesh files, keys included, and nothing else")
+    func eraseAll() throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-erase-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let binary = try NoiseInteropTests.invisoBinary()
+        let node = try MeshLineTests.start("a", data: data, peer: nil)
+        node.process.closeInput()
+        #expect(node.process.waitForExit(timeout: MeshLineTests.timeout) == 0)
+        for name in ["inviso.sqlite", "store.key", "unrelated.txt"] {
+            #expect(FileManager.default.createFile(atPath: data.appendingPathComponent(name).path, contents: Data([1])))
+        }
+        let dryRun = try ChildProcess(binary, ["erase-all", "--data", data.path])
+        #expect(dryRun.waitForExit(timeout: MeshLineTests.timeout) == 0)
+        #expect(dryRun.transcript.contains("mesh.key"))
+        #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("mesh.key").path))
+
+        let erase = try ChildProcess(binary, ["erase-all", "--data", data.path, "--yes"])
+        #expect(erase.waitForExit(timeout: MeshLineTests.timeout) == 0, "\(erase.transcript)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: data.path) == ["unrelated.txt"])
+    }
+}

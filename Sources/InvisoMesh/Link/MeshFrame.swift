@@ -5,7 +5,7 @@
 /// ``packet(_:id:)`` as itself; ``syncRequest(_:)`` as a REQUEST_SYNC packet (see
 /// ``SyncRequest``); ``acknowledgement(_:)`` as our `0xE1` packet (see
 /// ``HopAcknowledgement``). The in-process simulator passes the values as they are.
-public enum MeshFrame: Sendable {
+public enum MeshFrame: Hashable, Sendable {
     /// A packet, with its ID (computed once by whoever first held the packet; a receiving
     /// link that decodes bytes computes it again with ``PacketID/init(_:)``).
     case packet(MeshPacket, id: PacketID)

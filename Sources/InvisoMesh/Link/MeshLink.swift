@@ -4,8 +4,8 @@
 ///
 /// Sending is fire-and-forget, like a BLE write without response or a UDP datagram: a
 /// frame may be lost, and the router's acknowledgements, retries and gossip sync deal with
-/// that. The in-process simulator's links (``SimulatedLink``) implement this protocol; a
-/// UDP link for real processes will too.
+/// that. The in-process simulator's links (``SimulatedLink``) and the UDP links of real
+/// processes (``UDPMeshLink``) implement this protocol.
 public protocol MeshLink: AnyObject {
     /// The link's ID at this node.
     var id: LinkID { get }

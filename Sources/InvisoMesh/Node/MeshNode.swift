@@ -3,7 +3,7 @@ public import NIOCore
 /// A mesh node in a real process: a ``MeshNodeCore`` driven by a ``UDPMeshSocket`` and a
 /// timer.
 ///
-/// Each neighbour is a UDP address and one link. Configured neighbours (`--peer`) are
+/// Each neighbour is a UDP address and one ``UDPMeshLink``. Configured neighbours (`--peer`) are
 /// up from the start; any other address that sends a datagram that decodes as a packet
 /// becomes a neighbour too (up to ``maximumLinks``), so a line only needs each node to name
 /// the one before it. A neighbour silent for ``linkTimeout`` milliseconds goes down (the
@@ -19,7 +19,7 @@ public actor MeshNode {
     static let maximumSleep: UInt64 = 250
 
     private struct Neighbour {
-        var address: SocketAddress
+        var link: UDPMeshLink
         var lastHeard: UInt64
         var isUp: Bool
     }
@@ -52,7 +52,8 @@ public actor MeshNode {
             let link = LinkID(nextLink)
             nextLink += 1
             linksByAddress[address] = link
-            self.neighbours[link] = Neighbour(address: address, lastHeard: now, isUp: false)
+            self.neighbours[link] = Neighbour(
+                link: UDPMeshLink(id: link, address: address, socket: socket, clock: clock), lastHeard: now, isUp: false)
         }
     }
 
@@ -117,23 +118,26 @@ public actor MeshNode {
 
     private func received(_ datagram: UDPMeshSocket.Datagram) {
         let now = clock()
+        guard let frame = try? MeshFrame(decoding: datagram.bytes) else { return }
         let link: LinkID
         if let known = linksByAddress[datagram.sender] {
             link = known
         } else {
             // Only a datagram that is a packet makes a stranger a neighbour.
-            guard neighbours.count < Self.maximumLinks, (try? MeshPacket.decode(datagram.bytes)) != nil else { return }
+            guard neighbours.count < Self.maximumLinks else { return }
             link = LinkID(nextLink)
             nextLink += 1
             linksByAddress[datagram.sender] = link
-            neighbours[link] = Neighbour(address: datagram.sender, lastHeard: now, isUp: false)
+            neighbours[link] = Neighbour(
+                link: UDPMeshLink(id: link, address: datagram.sender, socket: socket, clock: clock), lastHeard: now,
+                isUp: false)
         }
         neighbours[link]?.lastHeard = now
         if neighbours[link]?.isUp == false {
             neighbours[link]?.isUp = true
             perform(core.linkUp(link, now: now))
         }
-        perform(core.receive(datagram.bytes, on: link, now: now))
+        perform(core.receive(frame, on: link, now: now))
     }
 
     /// Runs due timers; returns how long to sleep (ms).
@@ -152,9 +156,10 @@ public actor MeshNode {
     private func perform(_ actions: [MeshNodeCore.Action]) {
         for action in actions {
             switch action {
-            case .send(let bytes, let link):
+            case .send(let frame, let link):
                 guard let neighbour = neighbours[link], neighbour.isUp else { continue }
-                socket.send(bytes, to: neighbour.address)
+                neighbour.link.peer = core.neighbour(on: link)
+                neighbour.link.send(frame)
             case .event(let event):
                 continuation.yield(event)
             }

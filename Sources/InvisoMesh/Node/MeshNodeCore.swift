@@ -72,8 +72,9 @@ public struct MeshNodeCore: Sendable {
 
     /// What the owner must do.
     public enum Action: Sendable, Equatable {
-        /// Send these bytes on this link.
-        case send([UInt8], link: LinkID)
+        /// Send this frame on this link (``MeshLink/send(_:)``; a link that carries bytes
+        /// encodes it with ``MeshFrame/encoded(to:timestamp:)``).
+        case send(MeshFrame, link: LinkID)
         /// Tell the user.
         case event(Event)
     }
@@ -158,27 +159,24 @@ public struct MeshNodeCore: Sendable {
 
     /// Bytes received on a link. Malformed bytes are dropped without a state change.
     public mutating func receive(_ bytes: [UInt8], on link: LinkID, now: UInt64) -> [Action] {
-        guard let packet = try? MeshPacket.decode(bytes) else { return [] }
-        let time = MeshTime(milliseconds: now)
-        switch packet.type {
-        case .invisoHopAcknowledgement:
-            guard let ack = HopAcknowledgement(packet: packet) else { return [] }
-            return perform(router.receive(.acknowledgement(ack), on: link, now: time), now: now)
-        case .requestSync:
-            guard let request = try? RequestSyncPacket(decoding: packet.payload) else { return [] }
-            let sync = SyncRequest(
-                senderID: packet.senderID, timestamp: packet.timestamp,
-                filter: GolombCodedSet(p: request.p, m: request.m, data: request.data),
-                sinceTimestamp: request.sinceTimestamp)
-            return perform(router.receive(.syncRequest(sync), on: link, now: time), now: now)
-        default:
-            if packet.type == .announce, packet.ttl >= configuration.router.originTTL, linkPeers[link] == nil {
-                // An announcement that crossed no relay names the neighbour on this link.
-                linkPeers[link] = packet.senderID
-            }
-            return perform(router.receive(.packet(packet, id: PacketID(packet)), on: link, now: time), now: now)
-        }
+        guard let frame = try? MeshFrame(decoding: bytes) else { return [] }
+        return receive(frame, on: link, now: now)
     }
+
+    /// A frame received on a link.
+    public mutating func receive(_ frame: MeshFrame, on link: LinkID, now: UInt64) -> [Action] {
+        if case .packet(let packet, _) = frame, packet.type == .announce, packet.ttl >= configuration.router.originTTL,
+            linkPeers[link] == nil
+        {
+            // An announcement that crossed no relay names the neighbour on this link.
+            linkPeers[link] = packet.senderID
+        }
+        return perform(router.receive(frame, on: link, now: MeshTime(milliseconds: now)), now: now)
+    }
+
+    /// The neighbour on `link`, once an announcement that crossed no relay named it (links
+    /// address REQUEST_SYNCs and acknowledgements to it).
+    public func neighbour(on link: LinkID) -> PeerID? { linkPeers[link] }
 
     /// Sends a public message to everyone.
     /// - Throws: ``MeshWireError`` when the text is too long for one message.
@@ -281,20 +279,12 @@ public struct MeshNodeCore: Sendable {
         var actions: [Action] = []
         for action in routerActions {
             switch action {
-            case .transmit(let packet, _, let links):
-                guard let bytes = try? packet.encoded() else { continue }
-                actions += links.map { .send(bytes, link: $0) }
+            case .transmit(let packet, let id, let links):
+                actions += links.map { .send(.packet(packet, id: id), link: $0) }
             case .sendSyncRequest(let request, let link):
-                let payload = RequestSyncPacket(
-                    p: request.filter.p, m: request.filter.m, data: request.filter.data, sinceTimestamp: request.sinceTimestamp)
-                let packet = MeshPacket(
-                    type: .requestSync, ttl: 0, timestamp: request.timestamp, senderID: identity.peerID,
-                    recipientID: linkPeers[link], payload: (try? payload.encoded()) ?? [])
-                if let bytes = try? packet.encoded() { actions.append(.send(bytes, link: link)) }
+                actions.append(.send(.syncRequest(request), link: link))
             case .sendAcknowledgement(let ack, let link):
-                if let bytes = try? ack.packet(to: linkPeers[link], timestamp: now).encoded() {
-                    actions.append(.send(bytes, link: link))
-                }
+                actions.append(.send(.acknowledgement(ack), link: link))
             case .deliver(let packet, let id):
                 actions += deliver(packet, id: id, now: now)
             case .report, .schedule:
@@ -328,7 +318,7 @@ public struct MeshNodeCore: Sendable {
     }
 
     private mutating func announced(_ packet: MeshPacket, now: UInt64) -> [Action] {
-        guard let announcement = try? IdentityAnnouncement(decoding: packet.payload),
+        guard let announcement = try? IdentityAnnouncement(decoding: Self.contents(of: packet)),
             MeshIdentity.peerID(noiseKey: announcement.noisePublicKey) == packet.senderID,
             let signingKey = try? Curve25519.Signing.PublicKey(rawRepresentation: announcement.signingPublicKey),
             packet.isSignatureValid(publicKey: signingKey)
@@ -366,18 +356,18 @@ public struct MeshNodeCore: Sendable {
             guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: peer.signingKey),
                 packet.isSignatureValid(publicKey: key)
             else { return [.event(.refused("public message from \(peer.id) with a bad signature"))] }
-            guard let message = try? ChatMessage(decoding: packet.payload) else { return [] }
+            guard let message = try? ChatMessage(decoding: Self.contents(of: packet)) else { return [] }
             let hops = packet.isRSR ? nil : max(1, Int(configuration.router.originTTL) - Int(packet.ttl) + 1)
             return [.event(.publicMessage(from: peer, text: message.content, hops: hops, id: message.id))]
         case .noiseHandshake:
             guard packet.recipientID == identity.peerID,
-                let result = try? sessions.receiveHandshake(packet.payload, from: packet.senderID, now: now)
+                let result = try? sessions.receiveHandshake(Self.contents(of: packet), from: packet.senderID, now: now)
             else { return [] }
             return sessionActions(result, now: now)
         case .noiseEncrypted:
-            guard packet.recipientID == identity.peerID else { return [] }
+            guard packet.recipientID == identity.peerID, let sealed = try? Self.contents(of: packet) else { return [] }
             do {
-                let plaintext = try sessions.open(packet.payload, from: packet.senderID)
+                let plaintext = try sessions.open(sealed, from: packet.senderID)
                 return received(plaintext, from: peer, now: now)
             } catch let error where error == .noSession {
                 // The peer holds a session we lost (we restarted): handshake again; its
@@ -417,6 +407,15 @@ public struct MeshNodeCore: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// The most a compressed payload may inflate to.
+    static let payloadLimit = 65_536
+
+    /// A packet's payload, inflated when it arrived compressed. The packet itself is relayed
+    /// as received, never re-compressed.
+    private static func contents(of packet: MeshPacket) throws(MeshWireError) -> [UInt8] {
+        try packet.decompressedPayload(limit: payloadLimit)
+    }
 
     private mutating func randomID() -> String {
         Hex.encode((0..<2).flatMap { _ in withUnsafeBytes(of: random.next().bigEndian, Array.init) })

@@ -90,6 +90,10 @@ public struct CipherState: Sendable {
 
     /// The key's bytes, for tests that check derivations (never logged).
     package var keyBytesForTesting: [UInt8]? { key?.withUnsafeBytes { [UInt8]($0) } }
+
+    /// The key itself, for protocols that derive further keys from the `Split()` output
+    /// (Inviso v2 seeds its Double Ratchet from both transport keys); `nil` without a key.
+    package var symmetricKey: SymmetricKey? { key }
 }
 
 // MARK: - Redacted description

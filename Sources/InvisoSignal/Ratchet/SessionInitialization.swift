@@ -108,4 +108,73 @@ package enum SessionInitialization {
             remoteRegistrationID: 0,
             aliceBaseKey: parameters.theirBaseKey)
     }
+
+    // MARK: - Seeded from an external secret
+
+    /// What both sides of a session seeded from an external secret know: the root key and
+    /// chain key that secret gave (Inviso v2 derives them from a Noise handshake) and the
+    /// two identities bound into every message's MAC. There is no X3DH/PQXDH step, no
+    /// pre-key and no base key; the session has message version 3.
+    package struct SeededParameters {
+        package var ourIdentity: IdentityKey
+        package var theirIdentity: IdentityKey
+        package var rootKey: RootKey
+        package var chainKey: ChainKey
+
+        package init(ourIdentity: IdentityKey, theirIdentity: IdentityKey, rootKey: RootKey, chainKey: ChainKey) {
+            self.ourIdentity = ourIdentity
+            self.theirIdentity = theirIdentity
+            self.rootKey = rootKey
+            self.chainKey = chainKey
+        }
+    }
+
+    /// The message version of seeded sessions (libsignal's X3DH version).
+    package static let seededSessionVersion: UInt8 = 3
+
+    /// The side that speaks second in the seeding exchange, as Alice: the seed's chain key
+    /// becomes the receiving chain for the peer's ratchet key, and a DH ratchet step with
+    /// a fresh key from `generator` gives the sending chain (exactly what
+    /// ``initializeAlice(_:using:)`` does after X3DH, with the peer's ratchet key in the
+    /// place of the signed pre-key).
+    ///
+    /// - Throws: ``SignalError/lowOrderPublicKey`` when `theirRatchetKey` gives an all-zero DH.
+    package static func initializeAlice(
+        seeded parameters: SeededParameters, theirRatchetKey: ECPublicKey,
+        using generator: inout some RandomNumberGenerator
+    ) throws(SignalError) -> SessionState {
+        let sendingRatchetKey = ECKeyPair.generate(using: &generator)
+        let (sendingRoot, sendingChain) = try parameters.rootKey.createChain(
+            theirRatchetKey: theirRatchetKey, ourRatchetKey: sendingRatchetKey)
+        return SessionState(
+            sessionVersion: seededSessionVersion,
+            localIdentity: parameters.ourIdentity,
+            remoteIdentity: parameters.theirIdentity,
+            rootKey: sendingRoot,
+            previousCounter: 0,
+            senderChain: SenderChain(ratchetKeyPair: sendingRatchetKey, chainKey: sendingChain),
+            receiverChains: [ReceiverChain(ratchetKey: theirRatchetKey, chainKey: parameters.chainKey, messageKeys: [])],
+            pendingPreKey: nil,
+            localRegistrationID: 0,
+            remoteRegistrationID: 0,
+            aliceBaseKey: nil)
+    }
+
+    /// The side whose ratchet key was sent in the seeding exchange, as Bob: its sending
+    /// chain is (`ourRatchetKey`, the seed's chain key) and the root key is the seed's, as
+    /// ``initializeBob(_:)`` does with the signed pre-key after X3DH.
+    package static func initializeBob(seeded parameters: SeededParameters, ourRatchetKey: ECKeyPair) -> SessionState {
+        SessionState(
+            sessionVersion: seededSessionVersion,
+            localIdentity: parameters.ourIdentity,
+            remoteIdentity: parameters.theirIdentity,
+            rootKey: parameters.rootKey,
+            previousCounter: 0,
+            senderChain: SenderChain(ratchetKeyPair: ourRatchetKey, chainKey: parameters.chainKey),
+            receiverChains: [],
+            pendingPreKey: nil,
+            localRegistrationID: 0,
+            remoteRegistrationID: 0,
+            aliceBaseKey: nil)
+    }
 }

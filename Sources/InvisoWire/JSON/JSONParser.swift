@@ -33,8 +33,15 @@ extension JSONValue {
     ///
     /// - Throws: ``JSONError``.
     public static func parse(_ bytes: some Collection<UInt8>, limits: ParseLimits = .default) throws(JSONError) -> JSONValue {
-        let array = Array(bytes)
-        return try array.withUnsafeBufferPointer { buffer throws(JSONError) in
+        try parse(Array(bytes), limits: limits)
+    }
+
+    /// Parses one JSON text from a byte array (the same rules; no generic dispatch, for hot
+    /// paths).
+    ///
+    /// - Throws: ``JSONError``.
+    public static func parse(_ array: [UInt8], limits: ParseLimits = .default) throws(JSONError) -> JSONValue {
+        try array.withUnsafeBufferPointer { buffer throws(JSONError) in
             var parser = JSONParser(input: buffer, limits: limits)
             parser.skipWhitespace()
             let value = try parser.value(depth: 0)

@@ -1,0 +1,114 @@
+public import InvisoStore
+import InvisoWire
+
+/// What one decrypted message carries, in the app's encoding (the same on both protocol
+/// versions): a chat text, or a JSON object told apart by its `type`.
+public enum ChatPayload: Sendable, Hashable {
+    /// A chat text.
+    case text(String)
+    /// A shared location; `timestamp` in milliseconds since the epoch.
+    case location(latitude: Double, longitude: Double, accuracy: Double?, timestamp: Int64)
+    /// A voice note: duration in seconds, the waveform, base64 m4a audio, timestamp in ms.
+    case voice(duration: Double, waveform: [Double], audioData: String, timestamp: Int64)
+    /// A proposal to switch the session's message lifetime; `proposedAt` in seconds since the epoch.
+    case lifetimeProposal(sessionID: String, lifetime: MessageLifetime, proposedAt: Double)
+    /// The peer accepted a lifetime; `acceptedAt` in seconds since the epoch.
+    case lifetimeAccept(sessionID: String, lifetime: MessageLifetime, acceptedAt: Double)
+    /// The peer rejected a lifetime proposal.
+    case lifetimeReject(sessionID: String, reason: String?)
+
+    /// Reads a decrypted message. Text that is not one of the app's JSON objects, or an
+    /// object with an unknown or incomplete `type`, is shown as text, as the app does.
+    public init(plaintext: [UInt8]) {
+        let text = String(decoding: plaintext, as: UTF8.self)
+        guard plaintext.first == UInt8(ascii: "{"), let object = try? JSONValue.parse(plaintext).objectValue,
+            let type = object["type"]?.stringValue, let payload = Self.decode(type: type, object)
+        else {
+            self = .text(text)
+            return
+        }
+        self = payload
+    }
+
+    private static func decode(type: String, _ object: JSONObject) -> ChatPayload? {
+        func number(_ key: String) -> Double? {
+            if case .number(let text)? = object[key] { Double(text) } else { nil }
+        }
+        func string(_ key: String) -> String? { object[key]?.stringValue }
+        switch type {
+        case "location":
+            guard let latitude = number("latitude"), let longitude = number("longitude"), let timestamp = number("timestamp"),
+                (-90...90).contains(latitude), (-180...180).contains(longitude)
+            else { return nil }
+            return .location(latitude: latitude, longitude: longitude, accuracy: number("accuracy"), timestamp: Int64(timestamp))
+        case "voice":
+            guard let duration = number("duration"), let audio = string("audioData"), let timestamp = number("timestamp"),
+                let samples = object["waveform"]?.arrayValue
+            else { return nil }
+            let waveform = samples.compactMap { sample -> Double? in
+                if case .number(let text) = sample { Double(text) } else { nil }
+            }
+            guard waveform.count == samples.count else { return nil }
+            return .voice(duration: duration, waveform: waveform, audioData: audio, timestamp: Int64(timestamp))
+        case "lifetime_proposal":
+            guard let session = string("sessionId"), let lifetime = string("lifetime").flatMap(MessageLifetime.init(rawValue:)),
+                let at = number("proposedAt")
+            else { return nil }
+            return .lifetimeProposal(sessionID: session, lifetime: lifetime, proposedAt: at)
+        case "lifetime_accept":
+            guard let session = string("sessionId"), let lifetime = string("lifetime").flatMap(MessageLifetime.init(rawValue:)),
+                let at = number("acceptedAt")
+            else { return nil }
+            return .lifetimeAccept(sessionID: session, lifetime: lifetime, acceptedAt: at)
+        case "lifetime_reject":
+            guard let session = string("sessionId") else { return nil }
+            return .lifetimeReject(sessionID: session, reason: string("reason"))
+        default:
+            return nil
+        }
+    }
+
+    /// The plaintext to encrypt.
+    public var plaintext: [UInt8] {
+        switch self {
+        case .text(let text):
+            return Array(text.utf8)
+        case .location(let latitude, let longitude, let accuracy, let timestamp):
+            var fields: [(String, JSONValue)] = [
+                ("type", .string("location")), ("latitude", Self.number(latitude)), ("longitude", Self.number(longitude)),
+            ]
+            if let accuracy { fields.append(("accuracy", Self.number(accuracy))) }
+            fields.append(("timestamp", .number(String(timestamp))))
+            return Self.serialize(fields)
+        case .voice(let duration, let waveform, let audio, let timestamp):
+            return Self.serialize([
+                ("type", .string("voice")), ("duration", Self.number(duration)), ("waveform", .array(waveform.map(Self.number))),
+                ("audioData", .string(audio)), ("timestamp", .number(String(timestamp))),
+            ])
+        case .lifetimeProposal(let session, let lifetime, let at):
+            return Self.serialize([
+                ("type", .string("lifetime_proposal")), ("sessionId", .string(session)), ("lifetime", .string(lifetime.rawValue)),
+                ("proposedAt", Self.number(at)),
+            ])
+        case .lifetimeAccept(let session, let lifetime, let at):
+            return Self.serialize([
+                ("type", .string("lifetime_accept")), ("sessionId", .string(session)), ("lifetime", .string(lifetime.rawValue)),
+                ("acceptedAt", Self.number(at)),
+            ])
+        case .lifetimeReject(let session, let reason):
+            var fields: [(String, JSONValue)] = [("type", .string("lifetime_reject")), ("sessionId", .string(session))]
+            if let reason { fields.append(("reason", .string(reason))) }
+            return Self.serialize(fields)
+        }
+    }
+
+    private static func number(_ value: Double) -> JSONValue {
+        guard value.isFinite else { return .number("0") }
+        if value == value.rounded(), abs(value) < 1e15 { return .number(String(Int64(value))) }
+        return .number("\(value)")
+    }
+
+    private static func serialize(_ fields: [(String, JSONValue)]) -> [UInt8] {
+        JSONValue.object(JSONObject(fields)).serialized()
+    }
+}

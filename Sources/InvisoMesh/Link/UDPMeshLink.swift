@@ -1,0 +1,31 @@
+public import NIOCore
+
+/// A ``MeshLink`` to one neighbour at a UDP address: each frame is encoded as one BitChat
+/// packet (see ``MeshFrame/encoded(to:timestamp:)``) and sent as one datagram on the
+/// node's shared ``UDPMeshSocket``.
+///
+/// Not thread-safe: one owner (``MeshNode``) uses it.
+public final class UDPMeshLink: MeshLink {
+    /// The link's ID at this node.
+    public let id: LinkID
+    /// The neighbour's address.
+    public let address: SocketAddress
+    /// The neighbour's peer ID once its announcement named it.
+    public var peer: PeerID?
+    private let socket: UDPMeshSocket
+    private let clock: @Sendable () -> UInt64
+
+    /// A link to `address` over `socket`; `clock` stamps acknowledgements (ms since the epoch).
+    public init(id: LinkID, address: SocketAddress, socket: UDPMeshSocket, clock: @escaping @Sendable () -> UInt64) {
+        self.id = id
+        self.address = address
+        self.socket = socket
+        self.clock = clock
+    }
+
+    /// Sends `frame` as one datagram; a frame that cannot be encoded is dropped.
+    public func send(_ frame: MeshFrame) {
+        guard let bytes = try? frame.encoded(to: peer, timestamp: clock()) else { return }
+        socket.send(bytes, to: address)
+    }
+}

@@ -1,0 +1,64 @@
+import InvisoKit
+import InvisoServer
+import InvisoTesting
+import Logging
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+/// The real Inviso server on 127.0.0.1, run in a service group this test controls; it can
+/// be stopped and started again on the same port (the SQLite file keeps the rooms).
+final class KitTestServer: Sendable {
+    let databasePath: String
+    private let state = Mutex<(port: Int, group: ServiceGroup?, task: Task<Void, any Error>?)>((0, nil, nil))
+
+    var port: Int { state.withLock { $0.port } }
+    var endpoint: ServerEndpoint { ServerEndpoint(host: "127.0.0.1", port: port, useTLS: false) }
+
+    init(databasePath: String) { self.databasePath = databasePath }
+
+    /// Starts on `port` (0: a free one) and waits until it listens.
+    func start(port requested: Int = 0) async throws {
+        let logger = Logger(label: "inviso.tests.kit.server", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store = try SQLiteRoomStore(path: databasePath)
+        try await store.migrate()
+        let server = SignalingServer(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: requested), store: store, bus: nil,
+            environment: .live, logger: logger)
+        let (ports, continuation) = AsyncStream<Int>.makeStream()
+        let group = ServiceGroup(
+            configuration: .init(services: try server.makeServices([]) { continuation.yield($0) }, logger: logger))
+        let task = Task { try await group.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else { throw NetworkTestFailure("server did not start") }
+        state.withLock { $0 = (port, group, task) }
+    }
+
+    /// Shuts down gracefully (sockets get close 1001) and waits until it stopped.
+    func stop() async throws {
+        let (group, task) = state.withLock { ($0.group, $0.task) }
+        await group?.triggerGracefulShutdown()
+        _ = try await task?.value
+        state.withLock { $0.group = nil; $0.task = nil }
+    }
+
+    /// Runs `body` against a fresh server in a fresh temporary database; stops it after.
+    static func with(_ body: (KitTestServer) async throws -> Void) async throws {
+        let path = "/tmp/inviso-kit-tests-\(UInt64.random(in: 0...UInt64.max))/rooms.sqlite"
+        let server = KitTestServer(databasePath: path)
+        try await server.start()
+        do {
+            try await body(server)
+        } catch {
+            try? await server.stop()
+            throw error
+        }
+        try await server.stop()
+    }
+}
+
+struct NetworkTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
