@@ -79,7 +79,7 @@ extension MeshRouter {
             response.ttl = 0
             response.isRSR = true
             statistics.syncResponsesSent += 1
-            actions.append(.transmit(response, id: entry.id, links: target))
+            actions.append(.transmit(response, id: entry.id, links: target, hops: advertisedHops(from: response.senderID)))
         }
         // A bucket in their filter that none of our packets falls in is a packet we lack.
         guard wantsReversePull, !membership.bucketSet.isSubset(of: ours) else { return }

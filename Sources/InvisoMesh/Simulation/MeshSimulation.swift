@@ -522,8 +522,8 @@ public final class MeshSimulation {
     private func perform(_ action: consuming MeshRouter.Action, at node: Int) {
         switch action {
         // What `SimulatedLink.send` does, without going through the link objects.
-        case .transmit(let packet, let id, let links):
-            for link in links { transmit(.packet(packet, id: id), from: Int32(node), link: link.rawValue) }
+        case .transmit(let packet, let id, let links, let hops):
+            for link in links { transmit(.packet(packet, id: id, hops: hops), from: Int32(node), link: link.rawValue) }
         case .sendSyncRequest(let request, let link):
             transmit(.syncRequest(request), from: Int32(node), link: link.rawValue)
         case .sendAcknowledgement(let acknowledgement, let link):
@@ -545,7 +545,7 @@ public final class MeshSimulation {
         var hops: UInt16 = 0
         var carried: Int32 = -1
         switch frame {
-        case .packet(let packet, let id):
+        case .packet(let packet, let id, _):
             if packet.type == .announce {
                 // Only the warm-up makes announces: background traffic, counted but not
                 // followed per message.

@@ -46,6 +46,12 @@ struct BenchMesh: ParsableCommand {
     @Option(help: "Threads that run the routers within each simulated millisecond (the figures do not depend on it; default: the active processors).")
     var threads = ProcessInfo.processInfo.activeProcessorCount
 
+    @Flag(inversion: .prefixedNo, help: "Hop counts between Inviso nodes: routes prefer the neighbour fewest hops from the destination (off: the first copy of the newest packet sets the route).")
+    var hopCounts = true
+
+    @Option(help: ArgumentHelp("How long a route with the fewest hops holds against copies with more, in ms.", visibility: .hidden))
+    var routeMetricWindow: Int64?
+
     @Flag(help: "One JSON object per line.")
     var json = false
 
@@ -74,6 +80,8 @@ struct BenchMesh: ParsableCommand {
         parameters.loss = loss
         parameters.seed = seed &+ UInt64(nodeCount)
         parameters.threads = threads
+        parameters.router.hopCountRouting = hopCounts
+        if let routeMetricWindow { parameters.router.routeMetricWindowMilliseconds = routeMetricWindow }
         let graph = GeometricGraph(nodeCount: nodeCount, meanDegree: degree, seed: parameters.seed)
         let n = graph.count
         let diameterSample = (0..<min(n, 8)).map { graph.hopDistances(from: $0 * n / min(n, 8)).max() ?? 0 }.max() ?? 0
