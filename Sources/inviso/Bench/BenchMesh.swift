@@ -11,7 +11,7 @@ struct BenchMesh: ParsableCommand {
             For each --nodes count: a random geometric graph in the unit square with mean degree \
             --degree (its largest connected component; dropped nodes are reported), every \
             transmission lost with probability --loss, one-way latency 10–40 ms. Every node \
-            announces once in the first 10 s (background: it teaches routes); from 60 s on, \
+            announces once in the first 10 s (background: it teaches routes; --announce-rounds repeats it every 20 s); from 60 s on, \
             --messages messages (half public broadcasts, half direct messages between random \
             pairs) start at random nodes at random times over 60 s; the run ends 60 s after the \
             last. A message counts as delivered to a node only within 60 s of being sent. \
@@ -49,6 +49,9 @@ struct BenchMesh: ParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Hop counts between Inviso nodes: routes prefer the neighbour fewest hops from the destination (off: the first copy of the newest packet sets the route).")
     var hopCounts = true
 
+    @Option(help: "Announces per node in the warm-up (1–3): round k at a random time in [20k, 20k + 10) s.")
+    var announceRounds = 1
+
     @Option(help: ArgumentHelp("How long a route with the fewest hops holds against copies with more, in ms.", visibility: .hidden))
     var routeMetricWindow: Int64?
 
@@ -60,6 +63,7 @@ struct BenchMesh: ParsableCommand {
         guard messages >= 2 else { throw ValidationError("--messages must be at least 2") }
         guard (0..<1).contains(loss) else { throw ValidationError("--loss must be in [0, 1)") }
         guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard (1...3).contains(announceRounds) else { throw ValidationError("--announce-rounds must be 1, 2 or 3") }
     }
 
     var counts: [Int] { nodes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -106,6 +110,11 @@ struct BenchMesh: ParsableCommand {
 
         let simulation = MeshSimulation(graph: graph, parameters: parameters)
         for node in 0..<n { simulation.announce(node: node, atMillisecond: Int64(random.int(in: 0...9_999))) }
+        for round in 1..<announceRounds {
+            for node in 0..<n {
+                simulation.announce(node: node, atMillisecond: Int64(round * 20_000 + random.int(in: 0...9_999)))
+            }
+        }
         for message in workload { simulation.schedule(message) }
         let end = (workload.map(\.time).max() ?? Self.warmUp) + parameters.deadlineMilliseconds + 1
         let started = monotonicSeconds()
