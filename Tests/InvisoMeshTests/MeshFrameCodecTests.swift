@@ -40,7 +40,7 @@ struct MeshFrameCodecTests {
         #expect(try MeshFrame(decoding: try packet.encoded()) == .packet(packet, id: PacketID(packet), hops: 0))
     }
 
-    @Test("a malformed hop-count envelope is rejected: count 0, TTL, a control frame or bad bytes inside")
+    @Test("a malformed hop-count envelope is rejected: count 0, TTL, version 2, a control frame or bad bytes inside")
     func malformedEnvelope() throws {
         let inner = try MeshPacket(type: .message, ttl: 7, timestamp: 1, senderID: alice, payload: [9]).encoded()
         let sync = try MeshPacket(type: .requestSync, ttl: 0, timestamp: 1, senderID: alice, payload: []).encoded()
@@ -54,6 +54,10 @@ struct MeshFrameCodecTests {
                 .encoded()
             #expect(throws: MeshWireError.self) { try MeshFrame(decoding: bytes) }
         }
+        let version2 = try MeshPacket(
+            version: 2, type: .invisoHopCounted, ttl: 0, timestamp: 1, senderID: alice, payload: [1] + inner
+        ).encoded()
+        #expect(throws: MeshWireError.self) { try MeshFrame(decoding: version2) }
     }
 
     @Test("a REQUEST_SYNC or acknowledgement with a malformed payload is rejected")

@@ -10,7 +10,7 @@ extension MeshFrame {
         switch packet.type {
         case .invisoHopCounted:
             // [hops u8, at least 1][the packet's own encoding]; a control frame inside is refused.
-            guard packet.ttl == 0, packet.recipientID == nil, packet.signature == nil, packet.route == nil,
+            guard packet.version == 1, packet.ttl == 0, packet.recipientID == nil, packet.signature == nil, packet.route == nil,
                 !packet.isCompressed, !packet.isRSR, let hops = packet.payload.first, hops > 0
             else { throw MeshWireError(.invalidField, "malformed hop-count envelope") }
             let inner = try MeshPacket.decode(Array(packet.payload.dropFirst()))
