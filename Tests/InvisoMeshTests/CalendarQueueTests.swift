@@ -10,7 +10,7 @@ struct CalendarQueueTests {
         var random = MeshRandom(seed: seed)
         var calendar = CalendarQueue<Int>(window: 16)
         var heap = TimeOrderedQueue<Int>()
-        var now: UInt64 = 1_000
+        var now: UInt64 = 1_000_000
         var popped = 0
         for value in 0..<20_000 {
             switch random.int(in: 0...9) {

@@ -304,7 +304,7 @@ struct MeshNodeCoreCompressionTests {
         for _ in 0..<50 {
             network.now += 10
             for action in network.nodes[1]!.tick(now: network.now) {
-                if case .send(.packet(let copy, _), _) = action, copy.type == .message {
+                if case .send(.packet(let copy, _, _), _) = action, copy.type == .message {
                     relayed.append(copy.payload)
                     #expect(copy.isCompressed)
                 }

@@ -49,7 +49,7 @@ struct Harness {
 
 extension MeshRouter.Action {
     var transmitted: (packet: MeshPacket, links: [LinkID])? {
-        if case .transmit(let packet, _, let links) = self { return (packet, links) }
+        if case .transmit(let packet, _, let links, _) = self { return (packet, links) }
         return nil
     }
     var delivered: MeshPacket? {

@@ -15,9 +15,10 @@ struct SimulationTests {
         }
     }
 
-    static func run(seed: UInt64, nodes: Int = 60) -> MeshSimulation {
+    static func run(seed: UInt64, nodes: Int = 60, threads: Int = 1) -> MeshSimulation {
         var parameters = SimulationParameters()
         parameters.seed = seed
+        parameters.threads = threads
         let graph = GeometricGraph(nodeCount: nodes, meanDegree: 6, seed: seed)
         let simulation = MeshSimulation(graph: graph, parameters: parameters)
         for node in 0..<graph.count { simulation.announce(node: node, atMillisecond: Int64(node * 50)) }
@@ -46,6 +47,16 @@ struct SimulationTests {
         #expect(first.broadcastSummary() == second.broadcastSummary())
         #expect(first.directSummary() == second.directSummary())
         #expect(Self.run(seed: 12).counters != first.counters)
+    }
+
+    @Test("the routers' inputs of a millisecond give the same run on several threads as on one")
+    func threads() {
+        let single = Self.run(seed: 11, nodes: 300)
+        let parallel = Self.run(seed: 11, nodes: 300, threads: 3)
+        #expect(single.counters == parallel.counters)
+        #expect(single.broadcastSummary() == parallel.broadcastSummary())
+        #expect(single.directSummary() == parallel.directSummary())
+        #expect(single.routers.map(\.statistics) == parallel.routers.map(\.statistics))
     }
 
     @Test("with 10 % loss, broadcasts and direct messages arrive, for fewer transmissions than naive flooding")

@@ -27,6 +27,10 @@ enum SeedCorpus {
             ),
         ]
         packets.append(("fragment", ReassemblyScenario.fixture.fragments[0]))
+        // A hop-count envelope (our 0xE2) around the signed v2 packet.
+        let inner = mustSucceed("seed envelope") { try packets[1].1.encoded() }
+        packets.append(
+            ("hop-counted", MeshPacket(type: .invisoHopCounted, ttl: 0, timestamp: 42, senderID: sender, payload: [3] + inner)))
         for (name, packet) in packets {
             for padded in [false, true] {
                 let bytes = mustSucceed("seed \(name)") { try packet.encoded(padded: padded) }

@@ -2,13 +2,19 @@
 /// messages the router exchanges with a neighbour.
 ///
 /// A link that carries bytes (UDP, BLE) encodes each case as a BitChat packet:
-/// ``packet(_:id:)`` as itself; ``syncRequest(_:)`` as a REQUEST_SYNC packet (see
-/// ``SyncRequest``); ``acknowledgement(_:)`` as our `0xE1` packet (see
-/// ``HopAcknowledgement``). The in-process simulator passes the values as they are.
+/// ``packet(_:id:hops:)`` as itself (or, with a hop count, between Inviso nodes, in our
+/// `0xE2` envelope: see ``encoded(to:timestamp:hopCounts:)``); ``syncRequest(_:)`` as a
+/// REQUEST_SYNC packet (see ``SyncRequest``); ``acknowledgement(_:)`` as our `0xE1` packet
+/// (see ``HopAcknowledgement``). The in-process simulator passes the values as they are.
 public enum MeshFrame: Hashable, Sendable {
     /// A packet, with its ID (computed once by whoever first held the packet; a receiving
-    /// link that decodes bytes computes it again with ``PacketID/init(_:)``).
-    case packet(MeshPacket, id: PacketID)
+    /// link that decodes bytes computes it again with ``PacketID/init(_:)``), and the hops
+    /// from its origin to the receiver along the sender's best known path: 1 from the origin
+    /// itself, 0 when unknown. Routers prefer next hops with fewer (see `docs/mesh.md`,
+    /// "Directed packets"). BitChat has no such field: between Inviso nodes a link carries
+    /// it in our `0xE2` envelope (``MessageType/invisoHopCounted``), and a link to a BitChat
+    /// client sends the bare packet.
+    case packet(MeshPacket, id: PacketID, hops: UInt8 = 0)
     /// A REQUEST_SYNC to this neighbour.
     case syncRequest(SyncRequest)
     /// A per-hop acknowledgement to this neighbour.

@@ -1,8 +1,9 @@
 public import NIOCore
 
 /// A ``MeshLink`` to one neighbour at a UDP address: each frame is encoded as one BitChat
-/// packet (see ``MeshFrame/encoded(to:timestamp:)``) and sent as one datagram on the
-/// node's shared ``UDPMeshSocket``.
+/// packet (see ``MeshFrame/encoded(to:timestamp:hopCounts:)``; a packet with a hop count
+/// goes in our `0xE2` envelope, since every UDP neighbour is an Inviso node) and sent as
+/// one datagram on the node's shared ``UDPMeshSocket``.
 ///
 /// Not thread-safe: one owner (``MeshNode``) uses it.
 public final class UDPMeshLink: MeshLink {

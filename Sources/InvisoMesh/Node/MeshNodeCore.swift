@@ -165,7 +165,7 @@ public struct MeshNodeCore: Sendable {
 
     /// A frame received on a link.
     public mutating func receive(_ frame: MeshFrame, on link: LinkID, now: UInt64) -> [Action] {
-        if case .packet(let packet, _) = frame, packet.type == .announce, packet.ttl >= configuration.router.originTTL,
+        if case .packet(let packet, _, _) = frame, packet.type == .announce, packet.ttl >= configuration.router.originTTL,
             linkPeers[link] == nil
         {
             // An announcement that crossed no relay names the neighbour on this link.
@@ -279,8 +279,8 @@ public struct MeshNodeCore: Sendable {
         var actions: [Action] = []
         for action in routerActions {
             switch action {
-            case .transmit(let packet, let id, let links):
-                actions += links.map { .send(.packet(packet, id: id), link: $0) }
+            case .transmit(let packet, let id, let links, let hops):
+                actions += links.map { .send(.packet(packet, id: id, hops: hops), link: $0) }
             case .sendSyncRequest(let request, let link):
                 actions.append(.send(.syncRequest(request), link: link))
             case .sendAcknowledgement(let ack, let link):

@@ -20,6 +20,9 @@ struct DuplicateFilter {
     /// Arrival order for expiry: (key, time) oldest first, consumed from `head`.
     private var order: [(key: UInt64, time: MeshTime)] = []
     private var head = 0
+    /// `order[head].time` while `head < order.count` (kept here so that checking for expired
+    /// IDs does not read the far end of `order`).
+    private var oldestTime = MeshTime(milliseconds: 0)
     /// New IDs counted per tenth of the window: the current tenth, and a decaying peak of
     /// finished tenths.
     private var epochStart: MeshTime?
@@ -48,6 +51,7 @@ struct DuplicateFilter {
     /// Records `id`; returns `false` if it was already there.
     mutating func insert(_ id: PacketID, now: MeshTime) -> Bool {
         guard keys.insert(id.dedupKey) else { return false }
+        if head == order.count { oldestTime = now }
         order.append((id.dedupKey, now))
         updateRate(now: now)
         expire(now: now)
@@ -55,6 +59,7 @@ struct DuplicateFilter {
             keys.remove(order[head].key)
             head += 1
             evictions += 1
+            if head < order.count { oldestTime = order[head].time }
         }
         compact()
         return true
@@ -62,10 +67,12 @@ struct DuplicateFilter {
 
     /// Forgets IDs older than the window.
     mutating func expire(now: MeshTime) {
+        guard head < order.count, now.milliseconds(since: oldestTime) > windowMilliseconds else { return }
         while head < order.count, now.milliseconds(since: order[head].time) > windowMilliseconds {
             keys.remove(order[head].key)
             head += 1
         }
+        if head < order.count { oldestTime = order[head].time }
         compact()
     }
 

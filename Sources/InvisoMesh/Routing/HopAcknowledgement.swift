@@ -36,4 +36,7 @@ public struct HopAcknowledgement: Hashable, Sendable {
 extension MessageType {
     /// Inviso's per-hop acknowledgement (``HopAcknowledgement``): not a BitChat type.
     public static let invisoHopAcknowledgement = MessageType(rawValue: 0xE1)
+    /// Inviso's hop-count envelope (``MeshFrame/encoded(to:timestamp:hopCounts:)``): not a
+    /// BitChat type.
+    public static let invisoHopCounted = MessageType(rawValue: 0xE2)
 }

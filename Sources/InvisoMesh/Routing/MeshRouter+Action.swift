@@ -1,8 +1,10 @@
 extension MeshRouter {
     /// What the router asks its node to do, in order.
     public enum Action: Sendable {
-        /// Send `packet` on each of `links` (one transmission per link).
-        case transmit(MeshPacket, id: PacketID, links: [LinkID])
+        /// Send `packet` on each of `links` (one transmission per link), telling the
+        /// neighbours it is `hops` links from its origin when they get it (0: unknown; see
+        /// ``MeshFrame/packet(_:id:hops:)``).
+        case transmit(MeshPacket, id: PacketID, links: [LinkID], hops: UInt8 = 0)
         /// Send a REQUEST_SYNC to the neighbour on `link`.
         case sendSyncRequest(SyncRequest, link: LinkID)
         /// Send a per-hop acknowledgement to the neighbour on `link`.

@@ -57,6 +57,14 @@ extension MeshRouter {
         public var attemptsPerHop = 3
         /// How long a learned route stays usable without being refreshed, in milliseconds.
         public var routeLifetimeMilliseconds: Int64 = 600_000
+        /// Whether packets this node sends carry its hop count from their origin, and routes
+        /// prefer the neighbour with the fewest hops (our extension; BitChat has no hop
+        /// count). Off, a route follows the first copy of the newest packet.
+        public var hopCountRouting = true
+        /// How long a route with the fewest hops is kept while copies with more hops come
+        /// over other links, without a copy over its own link, in milliseconds. After that a
+        /// newer packet's first copy replaces it whatever its hop count.
+        public var routeMetricWindowMilliseconds: Int64 = 120_000
         /// How long a relay keeps a directed packet it could not forward (store-and-forward),
         /// in milliseconds. BitChat keeps 15 s (`bleDirectedSpoolWindowSeconds`); we keep
         /// longer because the peer may be away for a while.

@@ -24,7 +24,7 @@ extension MeshRouter {
         spoolPacket(packet, id: id, recipient: recipient, isLocal: isLocal, now: now, into: &actions)
         statistics.directedFloods += 1
         if isLocal {
-            if !upLinks.isEmpty { actions.append(.transmit(packet, id: id, links: upLinks)) }
+            if !upLinks.isEmpty { actions.append(.transmit(packet, id: id, links: upLinks, hops: advertisedHops(from: localID))) }
             actions.append(.report(id, .flooded))
         } else {
             scheduleRelay(packet, id: id, from: upstream, directed: true, now: now)
@@ -43,7 +43,7 @@ extension MeshRouter {
         entry.attempts += 1
         custody[id] = entry
         statistics.unicastsSent += 1
-        actions.append(.transmit(entry.packet, id: id, links: [link]))
+        actions.append(.transmit(entry.packet, id: id, links: [link], hops: advertisedHops(from: entry.packet.senderID)))
         timers.insert(
             .acknowledgement(id, attempt: entry.attempts + entry.tried.count * 1_000),
             at: now.adding(milliseconds: configuration.acknowledgementTimeoutMilliseconds).milliseconds)
@@ -111,7 +111,7 @@ extension MeshRouter {
 
     /// Sends what is spooled for `recipient` if there is now a way to it.
     mutating func flushSpool(for recipient: PeerID, now: MeshTime, into actions: inout [Action]) {
-        guard nextHop(to: recipient) != nil else { return }
+        guard spool.hasEntries(for: recipient), nextHop(to: recipient) != nil else { return }
         for entry in spool.take(for: recipient) where custody[entry.id] == nil {
             forwardDirected(entry.packet, id: entry.id, from: nil, isLocal: entry.isLocal, now: now, into: &actions)
         }

@@ -1,14 +1,14 @@
 extension MeshRouter {
     /// A packet (not an acknowledgement) arrived on `link`.
     mutating func handlePacket(
-        _ packet: MeshPacket, id: PacketID, on link: LinkID, now: MeshTime, into actions: inout [Action]
+        _ packet: MeshPacket, id: PacketID, hops: UInt8, on link: LinkID, now: MeshTime, into actions: inout [Action]
     ) {
         statistics.packetsReceived += 1
         // REQUEST_SYNC arrives decoded as a SyncRequest frame; an undecoded one is ignored,
         // and like BitChat we never relay it (it is link-local).
         guard packet.type != .requestSync else { return }
         if packet.senderID == localID || seen.contains(id) {
-            handleDuplicate(packet, id: id, on: link, now: now, into: &actions)
+            handleDuplicate(packet, id: id, hops: hops, on: link, now: now, into: &actions)
             return
         }
         // Older than anything a duplicate filter or sync store keeps: it could be a copy the
@@ -16,7 +16,9 @@ extension MeshRouter {
         guard now.milliseconds(since: MeshTime(milliseconds: packet.timestamp)) <= configuration.duplicateWindowMilliseconds
         else { return }
         _ = seen.insert(id, now: now)
-        routes.learn(origin: packet.senderID, link: link, packetTimestamp: packet.timestamp, now: now)
+        routes.learn(
+            origin: packet.senderID, link: link, hops: hops, packetTimestamp: packet.timestamp, isFirst: true, now: now,
+            metricWindow: configuration.routeMetricWindowMilliseconds)
         if !spool.isEmpty { flushSpool(for: packet.senderID, now: now, into: &actions) }
 
         if packet.isBroadcast {
@@ -39,16 +41,17 @@ extension MeshRouter {
     /// Another copy of a packet already seen: it counts towards suppressing a pending relay,
     /// and the link it came on no longer needs the packet.
     mutating func handleDuplicate(
-        _ packet: MeshPacket, id: PacketID, on link: LinkID, now: MeshTime, into actions: inout [Action]
+        _ packet: MeshPacket, id: PacketID, hops: UInt8, on link: LinkID, now: MeshTime, into actions: inout [Action]
     ) {
         statistics.duplicates += 1
         if packet.senderID != localID {
-            routes.learnAlternate(origin: packet.senderID, link: link, packetTimestamp: packet.timestamp)
+            routes.learn(
+                origin: packet.senderID, link: link, hops: hops, packetTimestamp: packet.timestamp, isFirst: false,
+                now: now, metricWindow: configuration.routeMetricWindowMilliseconds)
         }
-        if var pending = pendingRelays[id.dedupKey] {
+        pendingRelays.update(id.dedupKey) { pending in
             pending.duplicates += 1
             pending.heardFrom.insert(link)
-            pendingRelays[id.dedupKey] = pending
         }
         guard !packet.isBroadcast else { return }
         // A directed copy: the sender may be retrying because our acknowledgement was lost,
@@ -139,6 +142,6 @@ extension MeshRouter {
             targets.sort()
         }
         statistics.relaysSent += 1
-        actions.append(.transmit(pending.packet, id: id, links: targets))
+        actions.append(.transmit(pending.packet, id: id, links: targets, hops: advertisedHops(from: pending.packet.senderID)))
     }
 }

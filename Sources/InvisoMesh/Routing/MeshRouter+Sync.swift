@@ -19,18 +19,25 @@ extension MeshRouter {
         let p = GolombCodedSet.parameter(falsePositiveRate: configuration.syncFalsePositiveRate)
         let limit = max(1, max(8, configuration.syncFilterMaxBytes * 8) / max(3, Int(p) + 2))
         var hashes: [UInt64] = []
-        var timestamps: [UInt64] = []
         hashes.reserveCapacity(min(limit, store.count))
-        timestamps.reserveCapacity(min(limit, store.count))
         store.forEachNewestFirst { key in
             hashes.append(key.syncHash)
-            timestamps.append(key.timestamp)
             return hashes.count < limit
         }
         let (filter, included) = GolombCodedSet.build(
             newestFirst: hashes, maxBytes: configuration.syncFilterMaxBytes,
             falsePositiveRate: configuration.syncFalsePositiveRate)
-        let since = included < store.count && included > 0 ? timestamps[included - 1] : nil
+        // When not everything fits: the timestamp of the oldest packet the filter covers.
+        var since: UInt64?
+        if included < store.count, included > 0 {
+            var visited = 0
+            store.forEachNewestFirst { key in
+                visited += 1
+                guard visited == included else { return true }
+                since = key.timestamp
+                return false
+            }
+        }
         statistics.syncRequestsSent += 1
         actions.append(
             .sendSyncRequest(
@@ -52,7 +59,7 @@ extension MeshRouter {
         statistics.syncRequestsAnswered += 1
 
         let membership = request.filter.membership()
-        let wantsReversePull = shouldPullBack(on: link, now: now) && !membership.buckets.isEmpty
+        let wantsReversePull = shouldPullBack(on: link, now: now) && !membership.isEmpty
         var ours = GolombCodedSet.BucketSet(m: wantsReversePull ? request.filter.m : 0)
         let since = request.sinceTimestamp ?? 0
         var responses: [GossipStore.Key] = []
@@ -65,16 +72,17 @@ extension MeshRouter {
             if !membership.mightContain(key.syncHash) { responses.append(key) }
             return true
         }
+        let target = [link]
         for key in responses {
             let entry = store[key]
             var response = entry.packet
             response.ttl = 0
             response.isRSR = true
             statistics.syncResponsesSent += 1
-            actions.append(.transmit(response, id: entry.id, links: [link]))
+            actions.append(.transmit(response, id: entry.id, links: target, hops: advertisedHops(from: response.senderID)))
         }
         // A bucket in their filter that none of our packets falls in is a packet we lack.
-        guard wantsReversePull, membership.buckets.contains(where: { !ours.contains($0) }) else { return }
+        guard wantsReversePull, !membership.bucketSet.isSubset(of: ours) else { return }
         lastReversePull[link] = now
         sendSyncRequest(on: link, now: now, into: &actions)
     }

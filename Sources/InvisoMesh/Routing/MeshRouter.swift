@@ -155,7 +155,7 @@ public struct MeshRouter: Sendable {
         _ = seen.insert(id, now: now)
         if packet.isBroadcast {
             if isSyncable(packet) { store.insert(packet, id: id) }
-            if !upLinks.isEmpty { actions.append(.transmit(packet, id: id, links: upLinks)) }
+            if !upLinks.isEmpty { actions.append(.transmit(packet, id: id, links: upLinks, hops: advertisedHops(from: localID))) }
         } else {
             forwardDirected(packet, id: id, from: nil, isLocal: true, now: now, into: &actions)
         }
@@ -173,11 +173,12 @@ public struct MeshRouter: Sendable {
     mutating func receive(_ frame: MeshFrame, on link: LinkID, now: MeshTime, into actions: inout [Action]) {
         start(now: now)
         switch frame {
-        case .packet(let packet, let id):
+        case .packet(let packet, let id, let hops):
             if let acknowledgement = HopAcknowledgement(packet: packet) {
                 handleAcknowledgement(acknowledgement, on: link, now: now, into: &actions)
             } else {
-                handlePacket(packet, id: id, on: link, now: now, into: &actions)
+                let counted = hops == 0 || !configuration.hopCountRouting ? RouteTable.unknownHops : hops
+                handlePacket(packet, id: id, hops: counted, on: link, now: now, into: &actions)
             }
         case .syncRequest(let request):
             handleSyncRequest(request, on: link, now: now, into: &actions)
@@ -271,6 +272,16 @@ public struct MeshRouter: Sendable {
         case .announce, .message, .fragment, .fileTransfer: return true
         default: return false
         }
+    }
+
+    /// The hop count to send a packet from `origin` with: 1 from its origin, else this
+    /// node's hops from `origin` plus one; 0 (unknown) without a count or with hop-count
+    /// routing off.
+    func advertisedHops(from origin: PeerID) -> UInt8 {
+        guard configuration.hopCountRouting else { return 0 }
+        if origin == localID { return 1 }
+        guard let hops = routes.hops(to: origin), hops < RouteTable.unknownHops - 1 else { return 0 }
+        return hops + 1
     }
 
     func isUp(_ link: LinkID) -> Bool {

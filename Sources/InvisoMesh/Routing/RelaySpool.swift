@@ -23,6 +23,9 @@ struct RelaySpool {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Whether anything is spooled for `recipient`.
+    func hasEntries(for recipient: PeerID) -> Bool { byRecipient[recipient] != nil }
+
     func contains(_ id: PacketID, for recipient: PeerID) -> Bool {
         byRecipient[recipient]?.contains { $0.id == id } ?? false
     }

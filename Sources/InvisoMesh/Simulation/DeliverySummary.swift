@@ -12,6 +12,9 @@ public struct DeliverySummary: Sendable, Hashable {
     /// Transmissions that carried these messages (each link send counts once, lost or
     /// not; see the simulation's counters for what is included).
     public var transmissions = 0
+    /// Of ``transmissions``, the per-hop acknowledgements (direct messages in a
+    /// ``MeshSimulation``; a naive flood has none).
+    public var acknowledgements = 0
     /// Sum over delivered pairs of hops travelled / shortest hops.
     public var stretchSum = 0.0
     /// Sum over delivered pairs of hops travelled.
@@ -30,6 +33,12 @@ public struct DeliverySummary: Sendable, Hashable {
     public var transmissionsPerDelivery: Double { delivered == 0 ? .infinity : Double(transmissions) / Double(delivered) }
     /// transmissions / messages.
     public var transmissionsPerMessage: Double { messages == 0 ? 0 : Double(transmissions) / Double(messages) }
+    /// (transmissions − acknowledgements) / messages: the packets themselves.
+    public var dataTransmissionsPerMessage: Double {
+        messages == 0 ? 0 : Double(transmissions - acknowledgements) / Double(messages)
+    }
+    /// acknowledgements / messages.
+    public var acknowledgementsPerMessage: Double { messages == 0 ? 0 : Double(acknowledgements) / Double(messages) }
     /// Mean of hops travelled / shortest hops over delivered pairs.
     public var meanStretch: Double { delivered == 0 ? 0 : stretchSum / Double(delivered) }
     /// Mean shortest hop count (direct messages).
@@ -51,6 +60,7 @@ public struct DeliverySummary: Sendable, Hashable {
         delivered += other.delivered
         late += other.late
         transmissions += other.transmissions
+        acknowledgements += other.acknowledgements
         stretchSum += other.stretchSum
         hopSum += other.hopSum
         shortestHopSum += other.shortestHopSum
@@ -80,7 +90,8 @@ extension MeshSimulation {
 
     /// The direct messages' results; `onlyWithRoute` keeps those whose sender knew a route
     /// when it sent. `transmissions` counts each message's own transmissions (unicast hops,
-    /// retries, floods, spool deliveries, acknowledgements).
+    /// retries, floods, spool deliveries, acknowledgements); `acknowledgements` counts the
+    /// acknowledgements among them.
     public func directSummary(onlyWithRoute: Bool = false) -> DeliverySummary {
         var summary = DeliverySummary()
         for record in messages where !record.hops.isEmpty {
@@ -90,6 +101,7 @@ extension MeshSimulation {
             summary.delivered += record.delivered
             summary.late += record.deliveredLate
             summary.transmissions += record.transmissions
+            summary.acknowledgements += record.acknowledgements
             summary.stretchSum += record.stretchSum
             summary.hopSum += record.hopSum
             summary.shortestHopSum += Int(max(0, record.shortest[0]))

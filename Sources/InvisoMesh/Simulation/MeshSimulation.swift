@@ -1,3 +1,6 @@
+import Dispatch
+import Synchronization
+
 /// A discrete-event simulation of a mesh of ``MeshRouter``s on a ``GeometricGraph``.
 ///
 /// Events (frame arrivals, router timers, message origins, nodes going offline and back)
@@ -7,7 +10,16 @@
 /// ``PacketID`` is computed once when it is made. Every transmission on a link is counted,
 /// lost or not.
 ///
-/// Not thread-safe: one simulation runs on one thread.
+/// The events of one millisecond are handled in two phases: first each router takes its
+/// inputs (frames and timers; routers are independent, so with
+/// ``SimulationParameters/threads`` above 1 the nodes are split between threads), then the
+/// actions they returned are carried out one event at a time in queue order, which is
+/// where every shared random draw and queue insertion happens. The result is the same for
+/// any thread count.
+///
+/// Not thread-safe: one simulation is run from one thread. (The state touched for every
+/// event is marked `@exclusivity(unchecked)`: no two accesses to one of those properties
+/// ever overlap, and the run-time checks cost more than a tenth of an event.)
 public final class MeshSimulation {
     /// The graph.
     public let graph: GeometricGraph
@@ -16,7 +28,7 @@ public final class MeshSimulation {
     /// The peer ID of each node.
     public let peerIDs: [PeerID]
     /// The routers, one per node (read them to inspect state).
-    public private(set) var routers: [MeshRouter]
+    @exclusivity(unchecked) public private(set) var routers: [MeshRouter]
     /// Simulated time at the start (milliseconds since the Unix epoch).
     public let epoch: UInt64 = 1_750_000_000_000
 
@@ -25,27 +37,61 @@ public final class MeshSimulation {
     var reverseLink: [[UInt32]] = []
     /// Node u's link i is `edges[edgeStart[u] + i]`: the neighbour and u's link index at the
     /// neighbour (the two tables above, flattened for ``transmit(_:from:link:)``).
-    var edgeStart: [Int32] = []
-    var edges: [(neighbour: Int32, reverse: UInt32)] = []
-    var online: [Bool]
+    @exclusivity(unchecked) var edgeStart: [Int32] = []
+    @exclusivity(unchecked) var edges: [(neighbour: Int32, reverse: UInt32)] = []
+    @exclusivity(unchecked) var online: [Bool]
     /// Frames arrive 10–40 ms after they are sent and relays wait up to 220 ms: a window of
     /// 256 ms holds nearly every event, and its buckets stay in cache.
-    var queue = CalendarQueue<Event>(window: 256)
+    @exclusivity(unchecked) var queue = CalendarQueue<Event>(window: 256)
     /// The last packet ID looked up, and its message (a relay sends one packet on several
     /// links in a row).
-    var lastLookup: (id: PacketID, message: Int32)?
-    var pendingWake: [UInt64]
-    var random: MeshRandom
+    @exclusivity(unchecked) var lastLookup: (id: PacketID, message: Int32)?
+    @exclusivity(unchecked) var pendingWake: [UInt64]
+    @exclusivity(unchecked) var random: MeshRandom
     /// Current simulated time.
-    public private(set) var now: UInt64
+    @exclusivity(unchecked) public private(set) var now: UInt64
 
-    var messages: [MessageRecord] = []
+    @exclusivity(unchecked) var messages: [MessageRecord] = []
     /// Message index by ``PacketID/dedupKey`` (checked against the record's full ID).
-    var messageIndex = RandomKeyMap<Int32>(seed: 0x4D53_4731)
-    /// One array for the actions of every router input, reused.
-    var actions: [MeshRouter.Action] = []
+    @exclusivity(unchecked) var messageIndex = RandomKeyMap<Int32>(seed: 0x4D53_4731)
+    /// One array for the actions of a router input outside a batch, reused.
+    @exclusivity(unchecked) var actions: [MeshRouter.Action] = []
+    /// The events of the millisecond being run, and their frames (taken by the routers).
+    @exclusivity(unchecked) var batch: [BatchEvent] = []
+    @exclusivity(unchecked) var batchFrames: [MeshFrame?] = []
+    /// For each router input of the batch: which thread's buffer holds its actions, and where.
+    @exclusivity(unchecked) var batchActions: [(thread: Int32, start: Int32, end: Int32)] = []
+    /// One action buffer per thread.
+    @exclusivity(unchecked) var threadActions: [[MeshRouter.Action]]
+    /// The batch's router inputs by node group (see ``runRouterInputs(_:)``).
+    @exclusivity(unchecked) var groupStart: [Int] = []
+    @exclusivity(unchecked) var groupOrder: [Int32] = []
     /// Transmissions by category.
-    public private(set) var counters = Counters()
+    @exclusivity(unchecked) public private(set) var counters = Counters()
+
+    /// An event of a batch (``run(untilMillisecond:)``); a frame's contents are kept apart.
+    enum BatchEvent {
+        case frame(node: Int32, link: UInt32, hops: UInt16, message: Int32)
+        case wake(node: Int32)
+        case originate(message: Int32)
+        case setOnline(node: Int32, online: Bool)
+
+        /// The node a frame or timer is for.
+        var node: Int {
+            switch self {
+            case .frame(let node, _, _, _), .wake(let node), .setOnline(let node, _): return Int(node)
+            case .originate: return 0
+            }
+        }
+
+        /// A frame or a timer: an input for one router alone.
+        var isRouterInput: Bool {
+            switch self {
+            case .frame, .wake: return true
+            case .originate, .setOnline: return false
+            }
+        }
+    }
 
     enum Event {
         /// A frame arriving at `node` on `link`, with the hops it has travelled and the
@@ -65,6 +111,8 @@ public final class MeshSimulation {
         var hops: [UInt16]
         var shortest: [Int32]
         var transmissions = 0
+        /// Of ``transmissions``, per-hop acknowledgements of the message (directed only).
+        var acknowledgements = 0
         var delivered = 0
         var deliveredLate = 0
         var latencies: [UInt32] = []
@@ -121,6 +169,7 @@ public final class MeshSimulation {
             }()
         }
         self.random = random
+        threadActions = [[MeshRouter.Action]](repeating: [], count: max(1, parameters.threads))
         online = [Bool](repeating: true, count: graph.count)
         pendingWake = [UInt64](repeating: .max, count: graph.count)
         now = epoch
@@ -213,26 +262,129 @@ public final class MeshSimulation {
     /// Processes events up to `time` milliseconds after the start.
     public func run(untilMillisecond time: Int64) {
         let limit = epoch + UInt64(max(0, time))
-        while let (time, event) = queue.popFirst(notAfter: limit) {
+        while let (time, first) = queue.popFirst(notAfter: limit) {
             now = time
-            counters.events += 1
-            switch event {
-            case .frame(let node, let link, let hops, let message, let frame):
-                arrive(frame, message: message, hops: hops, at: Int(node), link: link)
-            case .wake(let node):
-                let index = Int(node)
-                if pendingWake[index] == time { pendingWake[index] = .max }
-                guard online[index] else { continue }
-                actions.removeAll(keepingCapacity: true)
-                routers[index].tick(now: MeshTime(milliseconds: time), into: &actions)
-                perform(actions, at: index)
-            case .originate(let message):
-                originate(Int(message))
-            case .setOnline(let node, let isOnline):
-                setOnline(Int(node), isOnline)
+            // Everything queued for this millisecond. Events it causes for the same
+            // millisecond are queued after these, so they come in the next round, as they
+            // would one at a time.
+            batch.removeAll(keepingCapacity: true)
+            batchFrames.removeAll(keepingCapacity: true)
+            addToBatch(first)
+            while let (_, next) = queue.popFirst(notAfter: time) { addToBatch(next) }
+            var index = 0
+            while index < batch.count {
+                var end = index
+                while end < batch.count, batch[end].isRouterInput { end += 1 }
+                if end > index {
+                    runRouterInputs(index..<end)
+                    index = end
+                    continue
+                }
+                counters.events += 1
+                switch batch[index] {
+                case .originate(let message): originate(Int(message))
+                case .setOnline(let node, let isOnline): setOnline(Int(node), isOnline)
+                case .frame, .wake: break
+                }
+                index += 1
             }
         }
         now = max(now, limit)
+    }
+
+    private func addToBatch(_ event: consuming Event) {
+        switch consume event {
+        case .frame(let node, let link, let hops, let message, let frame):
+            batch.append(.frame(node: node, link: link, hops: hops, message: message))
+            batchFrames.append(frame)
+        case .wake(let node):
+            batch.append(.wake(node: node))
+            batchFrames.append(nil)
+        case .originate(let message):
+            batch.append(.originate(message: message))
+            batchFrames.append(nil)
+        case .setOnline(let node, let online):
+            batch.append(.setOnline(node: node, online: online))
+            batchFrames.append(nil)
+        }
+    }
+
+    /// Frames and timers of the batch that take no action outside their router: the routers
+    /// take them (on several threads if asked), then their actions are carried out in order.
+    private func runRouterInputs(_ range: Range<Int>) {
+        let time = MeshTime(milliseconds: now)
+        let threads = range.count >= 8 ? threadActions.count : 1
+        batchActions.removeAll(keepingCapacity: true)
+        batchActions.append(contentsOf: repeatElement((thread: 0, start: 0, end: 0), count: range.count))
+        // The events in groups of nodes (`node % groups`), each group in queue order: a thread
+        // claims a group at a time, so a router is only touched by one thread, and a thread
+        // that the machine holds back delays one group, not half the batch.
+        let groups = threads > 1 ? Self.groups : 1
+        groupStart.removeAll(keepingCapacity: true)
+        groupStart.append(contentsOf: repeatElement(0, count: groups + 1))
+        if groups > 1 {
+            for index in range { groupStart[batch[index].node % groups + 1] += 1 }
+            for group in 0..<groups { groupStart[group + 1] += groupStart[group] }
+        } else {
+            groupStart[1] = range.count
+        }
+        groupOrder.removeAll(keepingCapacity: true)
+        groupOrder.append(contentsOf: repeatElement(0, count: range.count))
+        var filled = Array(groupStart.dropLast())
+        for index in range {
+            let group = groups > 1 ? batch[index].node % groups : 0
+            groupOrder[filled[group]] = Int32(index)
+            filled[group] += 1
+        }
+        routers.withUnsafeMutableBufferPointer { routers in
+            batchFrames.withUnsafeMutableBufferPointer { frames in
+                batchActions.withUnsafeMutableBufferPointer { spans in
+                    threadActions.withUnsafeMutableBufferPointer { buffers in
+                        let work = RouterInputs(
+                            routers: routers, frames: frames, spans: spans, buffers: buffers, events: batch,
+                            online: online, groupStart: groupStart, groupOrder: groupOrder,
+                            firstEvent: range.lowerBound, time: time)
+                        if threads > 1 {
+                            DispatchQueue.concurrentPerform(iterations: threads) { work.run(thread: $0) }
+                        } else {
+                            work.run(thread: 0)
+                        }
+                    }
+                }
+            }
+        }
+        threadActions.withUnsafeMutableBufferPointer { buffers in
+            for index in range {
+                counters.events += 1
+                let span = batchActions[index - range.lowerBound]
+                let node: Int
+                switch batch[index] {
+                case .frame(let target, _, let hops, let message):
+                    node = Int(target)
+                    guard online[node] else {
+                        counters.droppedOffline += 1
+                        continue
+                    }
+                    // Only packet frames carry a message (see `transmit`).
+                    if message >= 0 {
+                        let record = Int(message)
+                        if !messages[record].hops.isEmpty, messages[record].hops[node] == .max {
+                            messages[record].hops[node] = hops
+                        }
+                    }
+                case .wake(let target):
+                    node = Int(target)
+                    if pendingWake[node] == now { pendingWake[node] = .max }
+                    guard online[node] else { continue }
+                case .originate, .setOnline:
+                    continue
+                }
+                buffers[Int(span.thread)].withUnsafeMutableBufferPointer { actions in
+                    performMovingOut(
+                        UnsafeMutableBufferPointer(rebasing: actions[Int(span.start)..<Int(span.end)]), at: node)
+                }
+            }
+        }
     }
 
     private func originate(_ index: Int) {
@@ -259,18 +411,71 @@ public final class MeshSimulation {
         perform(actions, at: origin)
     }
 
-    private func arrive(_ frame: MeshFrame, message: Int32, hops: UInt16, at node: Int, link: UInt32) {
-        guard online[node] else {
-            counters.droppedOffline += 1
-            return
+    /// Node groups a batch is split into when it runs on several threads.
+    static let groups = 64
+
+    /// One millisecond's router inputs, shared by the threads that run them.
+    ///
+    /// `@unchecked Sendable` because of the pointers: a thread claims a group of nodes with
+    /// `nextGroup` (atomic) and touches only those nodes' routers and frames, its own action
+    /// buffer and the spans of that group's events; the arrays are not changed meanwhile, and
+    /// `concurrentPerform` returns only when every thread is done.
+    private final class RouterInputs: @unchecked Sendable {
+        let routers: UnsafeMutableBufferPointer<MeshRouter>
+        let frames: UnsafeMutableBufferPointer<MeshFrame?>
+        let spans: UnsafeMutableBufferPointer<(thread: Int32, start: Int32, end: Int32)>
+        let buffers: UnsafeMutableBufferPointer<[MeshRouter.Action]>
+        let events: [BatchEvent]
+        let online: [Bool]
+        /// Group g's events are `groupOrder[groupStart[g] ..< groupStart[g + 1]]`.
+        let groupStart: [Int]
+        let groupOrder: [Int32]
+        let firstEvent: Int
+        let time: MeshTime
+        let nextGroup = Atomic<Int>(0)
+
+        init(
+            routers: UnsafeMutableBufferPointer<MeshRouter>, frames: UnsafeMutableBufferPointer<MeshFrame?>,
+            spans: UnsafeMutableBufferPointer<(thread: Int32, start: Int32, end: Int32)>,
+            buffers: UnsafeMutableBufferPointer<[MeshRouter.Action]>, events: [BatchEvent], online: [Bool],
+            groupStart: [Int], groupOrder: [Int32], firstEvent: Int, time: MeshTime
+        ) {
+            self.routers = routers
+            self.frames = frames
+            self.spans = spans
+            self.buffers = buffers
+            self.events = events
+            self.online = online
+            self.groupStart = groupStart
+            self.groupOrder = groupOrder
+            self.firstEvent = firstEvent
+            self.time = time
         }
-        if message >= 0, case .packet = frame {
-            let record = Int(message)
-            if !messages[record].hops.isEmpty, messages[record].hops[node] == .max { messages[record].hops[node] = hops }
+
+        /// Claims groups until none is left, and hands their nodes their frames and timers,
+        /// in queue order.
+        func run(thread: Int) {
+            buffers[thread].removeAll(keepingCapacity: true)
+            while true {
+                let group = nextGroup.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard group < groupStart.count - 1 else { return }
+                for position in groupStart[group]..<groupStart[group + 1] {
+                    let index = Int(groupOrder[position])
+                    let start = buffers[thread].count
+                    switch events[index] {
+                    case .frame(let target, let link, _, _):
+                        guard online[Int(target)], let frame = frames[index].take() else { continue }
+                        routers[Int(target)].receive(frame, on: LinkID(link), now: time, into: &buffers[thread])
+                    case .wake(let target):
+                        guard online[Int(target)] else { continue }
+                        routers[Int(target)].tick(now: time, into: &buffers[thread])
+                    case .originate, .setOnline:
+                        continue
+                    }
+                    spans[index - firstEvent] = (Int32(thread), Int32(start), Int32(buffers[thread].count))
+                }
+            }
         }
-        actions.removeAll(keepingCapacity: true)
-        routers[node].receive(frame, on: LinkID(link), now: MeshTime(milliseconds: now), into: &actions)
-        perform(actions, at: node)
     }
 
     private func setOnline(_ node: Int, _ isOnline: Bool) {
@@ -296,34 +501,51 @@ public final class MeshSimulation {
 
     /// Carries out a router's actions at `node`.
     func perform(_ actions: [MeshRouter.Action], at node: Int) {
-        for action in actions {
-            switch action {
-            // What `SimulatedLink.send` does, without going through the link objects.
-            case .transmit(let packet, let id, let links):
-                for link in links { transmit(.packet(packet, id: id), from: Int32(node), link: link.rawValue) }
-            case .sendSyncRequest(let request, let link):
-                transmit(.syncRequest(request), from: Int32(node), link: link.rawValue)
-            case .sendAcknowledgement(let acknowledgement, let link):
-                transmit(.acknowledgement(acknowledgement), from: Int32(node), link: link.rawValue)
-            case .deliver(let packet, let id):
-                if packet.type != .announce { recordDelivery(id, at: node) }
-            case .report:
-                break
-            case .schedule(let time):
-                if time.milliseconds < pendingWake[node] {
-                    pendingWake[node] = time.milliseconds
-                    queue.insert(.wake(node: Int32(node)), at: time.milliseconds)
-                }
+        for action in actions { perform(action, at: node) }
+    }
+
+    /// Carries out the actions in `actions` at `node`, moving each out and leaving a trivial
+    /// one in its place (so the packets they hold are not retained once more to be read).
+    private func performMovingOut(_ actions: UnsafeMutableBufferPointer<MeshRouter.Action>, at node: Int) {
+        guard let base = actions.baseAddress else { return }
+        for index in actions.indices {
+            let action = (base + index).move()
+            (base + index).initialize(to: .report(Self.placeholderID, .flooded))
+            perform(action, at: node)
+        }
+    }
+
+    /// What `performMovingOut` leaves behind.
+    private static let placeholderID = PacketID(high: 0, low: 0, syncHash: 0)
+
+    /// Carries out one of a router's actions at `node`.
+    private func perform(_ action: consuming MeshRouter.Action, at node: Int) {
+        switch action {
+        // What `SimulatedLink.send` does, without going through the link objects.
+        case .transmit(let packet, let id, let links, let hops):
+            for link in links { transmit(.packet(packet, id: id, hops: hops), from: Int32(node), link: link.rawValue) }
+        case .sendSyncRequest(let request, let link):
+            transmit(.syncRequest(request), from: Int32(node), link: link.rawValue)
+        case .sendAcknowledgement(let acknowledgement, let link):
+            transmit(.acknowledgement(acknowledgement), from: Int32(node), link: link.rawValue)
+        case .deliver(let packet, let id):
+            if packet.type != .announce { recordDelivery(id, at: node) }
+        case .report:
+            break
+        case .schedule(let time):
+            if time.milliseconds < pendingWake[node] {
+                pendingWake[node] = time.milliseconds
+                queue.insert(.wake(node: Int32(node)), at: time.milliseconds)
             }
         }
     }
 
     /// One transmission on one link (called by ``SimulatedLink/send(_:)``).
-    func transmit(_ frame: MeshFrame, from node: Int32, link: UInt32) {
+    func transmit(_ frame: consuming MeshFrame, from node: Int32, link: UInt32) {
         var hops: UInt16 = 0
         var carried: Int32 = -1
         switch frame {
-        case .packet(let packet, let id):
+        case .packet(let packet, let id, _):
             if packet.type == .announce {
                 // Only the warm-up makes announces: background traffic, counted but not
                 // followed per message.
@@ -347,6 +569,7 @@ public final class MeshSimulation {
         case .acknowledgement(let acknowledgement):
             if let message = lookup(acknowledgement.packetID) {
                 messages[Int(message)].transmissions += 1
+                messages[Int(message)].acknowledgements += 1
                 counters.acknowledgements += 1
             } else {
                 counters.other += 1

@@ -5,9 +5,9 @@
 /// Times within `window` milliseconds of a cursor go into one FIFO bucket per millisecond;
 /// the cursor only moves past empty buckets, so a bucket holds a single time. Anything
 /// else (earlier than the cursor, or further ahead than the window) goes into a binary
-/// heap. Every value carries a global sequence number, and a pop compares the first
-/// bucketed value with the heap's first by (time, sequence), so the order is exactly
-/// ``TimeOrderedQueue``'s.
+/// heap of small entries, its values kept aside. Every value carries a global sequence
+/// number, and a pop compares the first bucketed value with the heap's first by (time,
+/// sequence), so the order is exactly ``TimeOrderedQueue``'s.
 package struct CalendarQueue<Element> {
     private struct Queued {
         var sequence: UInt64
@@ -18,7 +18,8 @@ package struct CalendarQueue<Element> {
     private struct Overflow {
         var time: UInt64
         var sequence: UInt64
-        var element: Element
+        /// Where the value is in `overflowValues`.
+        var slot: Int
 
         @inline(__always)
         func precedes(_ other: Overflow) -> Bool {
@@ -34,11 +35,13 @@ package struct CalendarQueue<Element> {
     private var cursor: UInt64 = 0
     private var bucketed = 0
     private var overflow: [Overflow] = []
+    private var overflowValues: [Element?] = []
+    private var freeOverflowSlots: [Int] = []
     private var nextSequence: UInt64 = 0
 
     /// Creates an empty queue whose buckets span `window` milliseconds (rounded up to a
     /// power of two).
-    package init(window: Int = 8_192) {
+    package init(window: Int = 256) {
         var size = 1
         while size < max(2, window) { size <<= 1 }
         buckets = [[Queued]](repeating: [], count: size)
@@ -61,7 +64,15 @@ package struct CalendarQueue<Element> {
             bucketed += 1
             return
         }
-        overflow.append(Overflow(time: time, sequence: sequence, element: element))
+        let slot: Int
+        if let free = freeOverflowSlots.popLast() {
+            slot = free
+            overflowValues[slot] = element
+        } else {
+            slot = overflowValues.count
+            overflowValues.append(element)
+        }
+        overflow.append(Overflow(time: time, sequence: sequence, slot: slot))
         var child = overflow.count - 1
         while child > 0 {
             let parent = (child - 1) >> 1
@@ -75,15 +86,17 @@ package struct CalendarQueue<Element> {
     package mutating func popFirst(notAfter limit: UInt64 = .max) -> (time: UInt64, element: Element)? {
         var bucketIndex = -1
         if bucketed > 0 {
-            // A value is bucketed within the window, so this stops; empty buckets before it
-            // are never needed again.
+            // A value is bucketed within the window, so this stops. Empty buckets before it
+            // are never needed again; the cursor stays at or before the heap's first value,
+            // so that values queued just after it are bucketed.
+            let scanLimit = min(limit, overflow.first?.time ?? .max)
             while true {
                 let index = Int(cursor & mask)
                 if heads[index] < buckets[index].count {
                     bucketIndex = index
                     break
                 }
-                guard cursor < limit else { break }
+                guard cursor < scanLimit else { break }
                 cursor += 1
             }
         }
@@ -107,22 +120,24 @@ package struct CalendarQueue<Element> {
     }
 
     private mutating func popOverflow() -> Element {
+        let slot = overflow[0].slot
         let last = overflow.removeLast()
-        guard !overflow.isEmpty else { return last.element }
-        let first = overflow[0].element
-        overflow[0] = last
-        var parent = 0
-        let count = overflow.count
-        while true {
-            let left = 2 * parent + 1
-            guard left < count else { break }
-            let right = left + 1
-            var smallest = left
-            if right < count, overflow[right].precedes(overflow[left]) { smallest = right }
-            guard overflow[smallest].precedes(overflow[parent]) else { break }
-            overflow.swapAt(smallest, parent)
-            parent = smallest
+        if !overflow.isEmpty {
+            overflow[0] = last
+            var parent = 0
+            let count = overflow.count
+            while true {
+                let left = 2 * parent + 1
+                guard left < count else { break }
+                let right = left + 1
+                var smallest = left
+                if right < count, overflow[right].precedes(overflow[left]) { smallest = right }
+                guard overflow[smallest].precedes(overflow[parent]) else { break }
+                overflow.swapAt(smallest, parent)
+                parent = smallest
+            }
         }
-        return first
+        freeOverflowSlots.append(slot)
+        return overflowValues[slot].take()!
     }
 }

@@ -18,12 +18,16 @@ struct KeySet {
 
     func contains(_ key: UInt64) -> Bool {
         if key == 0 { return hasZero }
-        var index = Int(truncatingIfNeeded: key) & mask
-        while true {
-            let slot = slots[index]
-            if slot == key { return true }
-            if slot == 0 { return false }
-            index = (index + 1) & mask
+        // `index` is masked into the table, so the probe reads the slots unchecked: a
+        // bounds check would read the array's header, a second cache miss on a big table.
+        return slots.withUnsafeBufferPointer { slots in
+            var index = Int(truncatingIfNeeded: key) & mask
+            while true {
+                let slot = slots[index]
+                if slot == key { return true }
+                if slot == 0 { return false }
+                index = (index + 1) & mask
+            }
         }
     }
 

@@ -48,12 +48,16 @@ struct RandomKeyMap<Value> {
     /// Where `key` is, or the empty slot where it would go.
     @inline(__always)
     private func find(_ key: UInt64) -> (index: Int, found: Bool) {
-        var index = home(key)
-        while true {
-            let slotKey = slots[index].key
-            if slotKey == key { return (index, true) }
-            if slotKey == 0 { return (index, false) }
-            index = (index + 1) & mask
+        // `index` is masked into the table, so the probe reads the slots unchecked: a
+        // bounds check would read the array's header, a second cache miss on a big table.
+        slots.withUnsafeBufferPointer { slots in
+            var index = home(key)
+            while true {
+                let slotKey = slots[index].key
+                if slotKey == key { return (index, true) }
+                if slotKey == 0 { return (index, false) }
+                index = (index + 1) & mask
+            }
         }
     }
 
@@ -62,7 +66,7 @@ struct RandomKeyMap<Value> {
         get {
             if key == 0 { return zeroValue }
             let (index, found) = find(key)
-            return found ? slots[index].value : nil
+            return found ? slots.withUnsafeBufferPointer { $0[index].value } : nil
         }
         set {
             guard let newValue else {
@@ -86,6 +90,35 @@ struct RandomKeyMap<Value> {
         }
     }
 
+    /// `body` applied to the value for `key` (read in place, not copied), if there is one.
+    func read<Result>(_ key: UInt64, _ body: (Value) -> Result) -> Result? {
+        let index: Int
+        if key == 0 {
+            index = mask + 1
+        } else {
+            let (found, isFound) = find(key)
+            guard isFound else { return nil }
+            index = found
+        }
+        return slots.withUnsafeBufferPointer { slots in slots[index].value.map(body) }
+    }
+
+    /// Changes the value for `key` in place, if there is one; returns whether there was.
+    @discardableResult
+    mutating func update(_ key: UInt64, _ body: (inout Value) -> Void) -> Bool {
+        let index: Int
+        if key == 0 {
+            index = mask + 1
+        } else {
+            let (found, isFound) = find(key)
+            guard isFound else { return false }
+            index = found
+        }
+        guard slots[index].value != nil else { return false }
+        body(&slots[index].value!)
+        return true
+    }
+
     /// Removes and returns the value for `key`.
     @discardableResult
     mutating func removeValue(forKey key: UInt64) -> Value? {
@@ -95,7 +128,7 @@ struct RandomKeyMap<Value> {
         }
         let (index, found) = find(key)
         guard found else { return nil }
-        let value = slots[index].value
+        let value = slots[index].value.take()
         remove(at: index)
         return value
     }
@@ -113,8 +146,10 @@ struct RandomKeyMap<Value> {
         for key in removals { removeValue(forKey: key) }
     }
 
+    /// Empties slot `index` and backward-shifts the run after it, so every key stays
+    /// reachable from its home slot. Slots are swapped, not copied: values are moved.
     private mutating func remove(at index: Int) {
-        // Backward-shift the following run so every key stays reachable from its home slot.
+        slots[index] = Slot(key: 0, value: nil)
         var hole = index
         var next = (hole + 1) & mask
         while slots[next].key != 0 {
@@ -123,24 +158,27 @@ struct RandomKeyMap<Value> {
             let distanceToNext = (next - home) & mask
             let distanceToHole = (hole - home) & mask
             if distanceToHole < distanceToNext || distanceToHole == 0 {
-                slots[hole] = slots[next]
+                slots.swapAt(hole, next)
                 hole = next
             }
             next = (next + 1) & mask
         }
-        slots[hole] = Slot(key: 0, value: nil)
         stored -= 1
     }
 
     private mutating func grow() {
-        let old = slots
+        var old = slots
         slots = [Slot](repeating: Slot(key: 0, value: nil), count: (mask + 1) * 2 + 1)
         mask = (mask + 1) * 2 - 1
         shift -= 1
-        for slot in old.dropLast() where slot.key != 0 {
-            slots[find(slot.key).index] = slot
+        // Move the entries over (`old` is the only reference left to the old table).
+        old.withUnsafeMutableBufferPointer { old in
+            for index in old.indices where old[index].key != 0 || index == old.count - 1 {
+                let slot = (old.baseAddress! + index).move()
+                (old.baseAddress! + index).initialize(to: Slot(key: 0, value: nil))
+                slots[index == old.count - 1 ? mask + 1 : find(slot.key).index] = slot
+            }
         }
-        slots[mask + 1] = old[old.count - 1]
     }
 }
 

@@ -59,13 +59,12 @@ public struct GolombCodedSet: Hashable, Sendable {
         let p = parameter(falsePositiveRate: falsePositiveRate)
         let capacity = max(1, max(8, maxBytes * 8) / max(3, Int(p) + 2))
         var count = min(hashes.count, capacity)
-        let candidates = Array(hashes.prefix(count))
         while true {
             guard count > 0 else { return (.empty(p: p), 0) }
             let m = UInt32(truncatingIfNeeded: min(UInt64(UInt32.max), UInt64(count) << UInt64(p)))
             var set = BucketSet(m: m)
-            for index in 0..<count { set.insert(bucket(candidates[index], m: m)) }
-            let data = encode(sortedBuckets: set.ascending(), p: p, maxBytes: maxBytes)
+            for hash in hashes.prefix(count) { set.insert(bucket(hash, m: m)) }
+            let data = encode(p: p, maxBytes: maxBytes, expectedCount: count, set.forEachAscending)
             if let data { return (GolombCodedSet(p: p, m: m, data: data), count) }
             count = count * 9 / 10
         }
@@ -73,17 +72,39 @@ public struct GolombCodedSet: Hashable, Sendable {
 
     /// Golomb–Rice codes sorted buckets; `nil` as soon as the output exceeds `maxBytes`.
     static func encode(sortedBuckets: [UInt64], p: UInt8, maxBytes: Int) -> [UInt8]? {
+        encode(p: p, maxBytes: maxBytes, expectedCount: sortedBuckets.count) { body in
+            for value in sortedBuckets { guard body(value) else { return } }
+        }
+    }
+
+    /// Golomb–Rice codes the buckets `forEach` yields in ascending order (repeats are
+    /// skipped; `forEach` stops when its body returns `false`); `nil` as soon as the output
+    /// exceeds `maxBytes`.
+    static func encode(
+        p: UInt8, maxBytes: Int, expectedCount: Int, _ forEach: ((UInt64) -> Bool) -> Void
+    ) -> [UInt8]? {
         var writer = BitWriter()
-        writer.bytes.reserveCapacity(min(maxBytes, sortedBuckets.count * (Int(p) + 2) / 8 + 8))
+        writer.bytes.reserveCapacity(min(maxBytes, expectedCount * (Int(p) + 2) / 8 + 8))
         let mask = (UInt64(1) << UInt64(p)) &- 1
         var previous: UInt64 = 0
-        for value in sortedBuckets where value != previous {
+        var fits = true
+        forEach { value in
+            guard value != previous else { return true }
             let x = value - previous - 1
             previous = value
-            writer.writeOnes(Int(x >> UInt64(p)))
-            writer.write(bits: (x & mask), count: Int(p) + 1)  // the zero terminator, then P bits
-            if writer.byteCount > maxBytes { return nil }
+            let quotient = x >> UInt64(p)
+            if quotient + UInt64(p) < 56 {
+                // The unary quotient, the zero terminator and P bits in one write.
+                let ones = (UInt64(1) << quotient) - 1
+                writer.write(bits: ones << (UInt64(p) + 1) | (x & mask), count: Int(quotient) + Int(p) + 1)
+            } else {
+                writer.writeOnes(Int(quotient))
+                writer.write(bits: (x & mask), count: Int(p) + 1)  // the zero terminator, then P bits
+            }
+            fits = writer.byteCount <= maxBytes
+            return fits
         }
+        guard fits else { return nil }
         let bytes = writer.finish()
         return bytes.count > maxBytes ? nil : bytes
     }
@@ -92,7 +113,13 @@ public struct GolombCodedSet: Hashable, Sendable {
     /// first value that is not below `m`, as BitChat's decoders do.
     public func decodedBuckets() -> [UInt64] {
         var values = [UInt64]()
-        values.reserveCapacity(data.count * 8 / (Int(p) + 2) + 1)
+        forEachDecodedBucket { values.append($0) }
+        return values
+    }
+
+    /// Calls `body` with each of ``decodedBuckets()`` (strictly ascending), without
+    /// collecting them.
+    func forEachDecodedBucket(_ body: (UInt64) -> Void) {
         var reader = BitReader(data)
         var accumulator: UInt64 = 0
         while true {
@@ -101,35 +128,41 @@ public struct GolombCodedSet: Hashable, Sendable {
             guard !overflow else { break }
             accumulator &+= shifted &+ remainder &+ 1
             if accumulator >= UInt64(m) { break }
-            values.append(accumulator)
+            body(accumulator)
         }
-        return values
     }
 
     /// A decoded filter, ready for membership questions.
-    public func membership() -> Membership { Membership(buckets: decodedBuckets(), m: m) }
+    public func membership() -> Membership { Membership(self) }
 
     /// A decoded filter: answers "might the sender have this packet?".
     public struct Membership: Sendable {
-        /// The decoded buckets, ascending.
-        public let buckets: [UInt64]
         /// The filter's range.
         public let m: UInt32
-        private let set: BucketSet
+        let bucketSet: BucketSet
+        /// Whether the filter lists no packet.
+        public let isEmpty: Bool
 
-        init(buckets: [UInt64], m: UInt32) {
-            self.buckets = buckets
-            self.m = m
-            var set = BucketSet(m: buckets.isEmpty ? 0 : m)
-            for bucket in buckets { set.insert(bucket) }
-            self.set = set
+        init(_ filter: GolombCodedSet) {
+            m = filter.m
+            var set = BucketSet(m: filter.m)
+            var isEmpty = true
+            filter.forEachDecodedBucket { bucket in
+                set.insert(bucket)
+                isEmpty = false
+            }
+            bucketSet = set
+            self.isEmpty = isEmpty
         }
+
+        /// The decoded buckets, ascending.
+        public var buckets: [UInt64] { bucketSet.ascending() }
 
         /// Whether the packet with this sync hash may be in the set (false positives at
         /// about `2^-P`; never a false negative for a packet the sender included).
         public func mightContain(_ syncHash: UInt64) -> Bool {
-            guard !buckets.isEmpty else { return false }
-            return set.contains(GolombCodedSet.bucket(syncHash, m: m))
+            guard !isEmpty else { return false }
+            return bucketSet.contains(GolombCodedSet.bucket(syncHash, m: m))
         }
     }
 
@@ -165,18 +198,39 @@ public struct GolombCodedSet: Hashable, Sendable {
             return word < UInt64(bits.count) && bits[Int(word)] & (1 << (bucket & 63)) != 0
         }
 
+        /// Whether every bucket in this set is in `other`.
+        func isSubset(of other: BucketSet) -> Bool {
+            guard usesBitmap, other.usesBitmap else { return ascending().allSatisfy { other.contains($0) } }
+            for (index, word) in bits.enumerated() where word != 0 {
+                let theirs = index < other.bits.count ? other.bits[index] : 0
+                if word & ~theirs != 0 { return false }
+            }
+            return true
+        }
+
         /// The buckets, ascending.
         func ascending() -> [UInt64] {
-            guard usesBitmap else { return large.sorted() }
             var values: [UInt64] = []
+            forEachAscending { bucket in
+                values.append(bucket)
+                return true
+            }
+            return values
+        }
+
+        /// Calls `body` with the buckets in ascending order until it returns `false`.
+        func forEachAscending(_ body: (UInt64) -> Bool) {
+            guard usesBitmap else {
+                for bucket in large.sorted() { guard body(bucket) else { return } }
+                return
+            }
             for (index, word) in bits.enumerated() where word != 0 {
                 var rest = word
                 while rest != 0 {
-                    values.append(UInt64(index) << 6 | UInt64(rest.trailingZeroBitCount))
+                    guard body(UInt64(index) << 6 | UInt64(rest.trailingZeroBitCount)) else { return }
                     rest &= rest - 1
                 }
             }
-            return values
         }
     }
 }

@@ -11,7 +11,7 @@ struct BenchMesh: ParsableCommand {
             For each --nodes count: a random geometric graph in the unit square with mean degree \
             --degree (its largest connected component; dropped nodes are reported), every \
             transmission lost with probability --loss, one-way latency 10–40 ms. Every node \
-            announces once in the first 10 s (background: it teaches routes); from 60 s on, \
+            announces once in the first 10 s (background: it teaches routes; --announce-rounds repeats it every 20 s); from 60 s on, \
             --messages messages (half public broadcasts, half direct messages between random \
             pairs) start at random nodes at random times over 60 s; the run ends 60 s after the \
             last. A message counts as delivered to a node only within 60 s of being sent. \
@@ -20,7 +20,9 @@ struct BenchMesh: ParsableCommand {
             ratios, and once more with TTL 7 to show how far a TTL-bounded flood reaches. \
             Transmissions are per link. Broadcast figures count the broadcasts' sends, relays and \
             sync responses plus every REQUEST_SYNC sent after the warm-up; direct figures count each \
-            message's unicast hops, retries, floods, spool deliveries and acknowledgements; \
+            message's unicast hops, retries, floods, spool deliveries and acknowledgements (for \
+            messages whose sender knew a route, also the data transmissions and the \
+            acknowledgements apart); \
             announces and REQUEST_SYNCs are also reported per node per minute. Simulated, not \
             wall-clock, time except for the "wall time" line. Use -c release.
             """
@@ -41,6 +43,18 @@ struct BenchMesh: ParsableCommand {
     @Option(help: "Loss probability per transmission.")
     var loss = 0.10
 
+    @Option(help: "Threads that run the routers within each simulated millisecond (the figures do not depend on it; default: the active processors).")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
+
+    @Flag(inversion: .prefixedNo, help: "Hop counts between Inviso nodes: routes prefer the neighbour fewest hops from the destination (off: the first copy of the newest packet sets the route).")
+    var hopCounts = true
+
+    @Option(help: "Announces per node in the warm-up (1–3): round k at a random time in [20k, 20k + 10) s.")
+    var announceRounds = 1
+
+    @Option(help: ArgumentHelp("How long a route with the fewest hops holds against copies with more, in ms.", visibility: .hidden))
+    var routeMetricWindow: Int64?
+
     @Flag(help: "One JSON object per line.")
     var json = false
 
@@ -48,6 +62,8 @@ struct BenchMesh: ParsableCommand {
         guard !counts.isEmpty, counts.allSatisfy({ $0 >= 2 }) else { throw ValidationError("--nodes: counts of at least 2") }
         guard messages >= 2 else { throw ValidationError("--messages must be at least 2") }
         guard (0..<1).contains(loss) else { throw ValidationError("--loss must be in [0, 1)") }
+        guard threads >= 1 else { throw ValidationError("--threads must be at least 1") }
+        guard (1...3).contains(announceRounds) else { throw ValidationError("--announce-rounds must be 1, 2 or 3") }
     }
 
     var counts: [Int] { nodes.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) } }
@@ -67,6 +83,9 @@ struct BenchMesh: ParsableCommand {
         var parameters = SimulationParameters()
         parameters.loss = loss
         parameters.seed = seed &+ UInt64(nodeCount)
+        parameters.threads = threads
+        parameters.router.hopCountRouting = hopCounts
+        if let routeMetricWindow { parameters.router.routeMetricWindowMilliseconds = routeMetricWindow }
         let graph = GeometricGraph(nodeCount: nodeCount, meanDegree: degree, seed: parameters.seed)
         let n = graph.count
         let diameterSample = (0..<min(n, 8)).map { graph.hopDistances(from: $0 * n / min(n, 8)).max() ?? 0 }.max() ?? 0
@@ -91,6 +110,11 @@ struct BenchMesh: ParsableCommand {
 
         let simulation = MeshSimulation(graph: graph, parameters: parameters)
         for node in 0..<n { simulation.announce(node: node, atMillisecond: Int64(random.int(in: 0...9_999))) }
+        for round in 1..<announceRounds {
+            for node in 0..<n {
+                simulation.announce(node: node, atMillisecond: Int64(round * 20_000 + random.int(in: 0...9_999)))
+            }
+        }
         for message in workload { simulation.schedule(message) }
         let end = (workload.map(\.time).max() ?? Self.warmUp) + parameters.deadlineMilliseconds + 1
         let started = monotonicSeconds()
@@ -127,11 +151,17 @@ struct BenchMesh: ParsableCommand {
         out.figure(prefix + "TTL-7 naive flood tx per reached node", ttlFlood.broadcast.transmissionsPerDelivery, "tx")
         figure("direct delivered within 60 s", direct.deliveryRatio * 100, "%", flood.direct.deliveryRatio * 100)
         figure("direct transmissions per message", direct.transmissionsPerMessage, "tx", flood.direct.transmissionsPerMessage)
+        let bound = 2 * routed.meanShortestHops + 4
         out.figure(
             prefix + "direct, route known: tx per message",
             routed.transmissionsPerMessage, "tx", baselineName: "2 x shortest hops + 4",
-            baseline: 2 * routed.meanShortestHops + 4,
-            ratio: routed.transmissionsPerMessage / (2 * routed.meanShortestHops + 4), precision: 2)
+            baseline: bound, ratio: routed.transmissionsPerMessage / bound, precision: 2)
+        out.figure(
+            prefix + "direct, route known: data tx per message",
+            routed.dataTransmissionsPerMessage, "tx", baselineName: "2 x shortest hops + 4",
+            baseline: bound, ratio: routed.dataTransmissionsPerMessage / bound, precision: 2)
+        out.figure(
+            prefix + "direct, route known: hop acks per message", routed.acknowledgementsPerMessage, "tx")
         out.note("\(nodeCount): \(routed.messages) of \(direct.messages) direct messages' senders knew a route when sending")
         out.figure(
             prefix + "direct, route known: delivered within 60 s", routed.deliveryRatio * 100, "%")
