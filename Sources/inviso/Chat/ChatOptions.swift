@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import InvisoKit
+import InvisoStore
+
+/// The options `inviso invite` and `inviso join` share.
+struct ChatOptions: ParsableArguments {
+    @Option(help: "The Inviso server (default: INVISO_SERVER, then http://127.0.0.1:8080).")
+    var server: String?
+
+    @Option(help: "Data directory (default: the per-user Inviso data directory).")
+    var data: String?
+
+    @Flag(help: "Keep nothing of this session: no history, no keys on disk.")
+    var ephemeral = false
+
+    @Option(help: "A name for this session in `inviso sessions`.")
+    var name: String?
+
+    @Flag(help: "Scripting mode: each standard-input line is a message, end of input leaves; JSON lines on standard output.")
+    var json = false
+
+    @Flag(name: .customLong("no-direct"), help: "Never try a direct connection; stay on the server's relay.")
+    var noDirect = false
+
+    @Option(help: "Seconds to wait, after end of input, for the peer to acknowledge what was sent (default 30).")
+    var linger: Int = 30
+
+    /// The data directory.
+    var directory: URL { URL(fileURLWithPath: data ?? DataDirectory.defaultPath) }
+
+    /// The engine's configuration from these options and the environment.
+    func configuration(environment: [String: String]) throws -> ChatClient.Configuration {
+        var configuration = ChatClient.Configuration(server: try ServerAddress.resolve(flag: server, environment: environment))
+        configuration.isEphemeral = ephemeral
+        if let name { configuration.name = name }
+        return configuration
+    }
+
+    /// The store, created when missing (its key file with mode 0600, or from
+    /// `INVISO_PASSPHRASE`); `nil` for an ephemeral session, which touches no disk.
+    func openStore(environment: [String: String]) throws -> InvisoStore? {
+        guard !ephemeral else { return nil }
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        do {
+            return try InvisoStore(directory: directory, keySource: .fromEnvironment(environment))
+        } catch {
+            throw CLIError(SessionStoreOptions.explain(error, directory: directory, environment: environment))
+        }
+    }
+
+    func validate() throws {
+        guard (0...3_600).contains(linger) else { throw ValidationError("--linger must be 0 to 3600 seconds") }
+        if let name, name.count > 200 { throw ValidationError("--name is limited to 200 characters") }
+    }
+}

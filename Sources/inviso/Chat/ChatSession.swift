@@ -1,0 +1,409 @@
+import ArgumentParser
+import Foundation
+import InvisoKit
+import InvisoStore
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs one chat for `inviso invite` and `inviso join`, in one of three modes:
+///
+/// - **script** (`--json`): standard-input lines are messages, end of input leaves once
+///   everything sent is acknowledged (or `--linger` passed); JSON lines on standard output.
+/// - **interactive** (standard input and output are terminals): the invite and a spinner
+///   while waiting, then a full-screen chat (``ChatScreen``) in raw mode with commands.
+/// - **plain** (otherwise): lines in, `peer: text` lines out, the same commands.
+struct ChatSession {
+    enum Start: Sendable {
+        case invite(Invite)
+        case joined
+    }
+
+    enum Mode {
+        case script
+        case interactive
+        case plain
+    }
+
+    let client: ChatClient
+    let mode: Mode
+    let linger: Duration
+
+    init(options: ChatOptions, configuration: ChatClient.Configuration, environment: [String: String]) throws {
+        let store = try options.openStore(environment: environment)
+        if options.json {
+            mode = .script
+        } else if RawTerminal.isTerminal(STDIN_FILENO) && RawTerminal.isTerminal(STDOUT_FILENO) {
+            mode = .interactive
+        } else {
+            mode = .plain
+        }
+        // Logs go to standard error: warnings and worse by default, nothing at all on the
+        // chat screen (it would tear it) unless INVISO_LOG_LEVEL asks for them.
+        var logger = Logger(label: "inviso.chat")
+        if let level = environment["INVISO_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) {
+            logger.logLevel = level
+        } else {
+            logger.logLevel = mode == .interactive ? .critical : .warning
+        }
+        client = ChatClient(configuration: configuration, store: store, logger: logger)
+        linger = .seconds(options.linger)
+    }
+
+    /// Starts the session with `start` (invite or join), then runs it until it closes.
+    func run(display: QRDisplayOptions?, start: @Sendable (ChatClient) async throws -> Start) async throws {
+        let (inputs, continuation) = AsyncStream<ChatInput>.makeStream()
+        let client = self.client
+        let events = Task {
+            for await event in client.events { continuation.yield(.event(event)) }
+            continuation.yield(.eventsEnded)
+        }
+        let signals = SignalInputs(into: continuation)
+        defer {
+            signals.cancel()
+            events.cancel()
+        }
+        var loop = ChatLoop(client: client, mode: mode, linger: linger, continuation: continuation)
+        do {
+            switch try await start(client) {
+            case .invite(let invite): loop.showInvite(invite, display: display)
+            case .joined: break
+            }
+        } catch {
+            loop.fail(error)
+            throw ExitCode.failure
+        }
+        if mode != .interactive { StandardInputReader.lines(into: continuation) }
+        let code = await loop.run(inputs)
+        if code != 0 { throw ExitCode(code) }
+    }
+}
+
+/// The chat's state while it runs; every input is handled here, one at a time.
+struct ChatLoop {
+    let client: ChatClient
+    let mode: ChatSession.Mode
+    let linger: Duration
+    let continuation: AsyncStream<ChatInput>.Continuation
+
+    private var security: ChatSecurity?
+    private var path: ChatPath?
+    private var connected = false
+    private var inputEnded = false
+    private var leaving = false
+    private var lingerDeadline: ContinuousClock.Instant?
+    private var ticker: Task<Void, Never>?
+    private var spinner: Task<Void, Never>?
+    private var exitCode: Int32 = 0
+    private var proposed: MessageLifetime?
+    // Interactive mode.
+    private var terminal: RawTerminal?
+    private var screen: ChatScreen?
+    private var editor = LineEditor()
+
+    init(client: ChatClient, mode: ChatSession.Mode, linger: Duration, continuation: AsyncStream<ChatInput>.Continuation) {
+        self.client = client
+        self.mode = mode
+        self.linger = linger
+        self.continuation = continuation
+    }
+
+    // MARK: - Before the loop
+
+    mutating func showInvite(_ invite: Invite, display: QRDisplayOptions?) {
+        switch mode {
+        case .script:
+            JSONLines.emitLine(ChatEventJSON.invite(invite))
+        case .interactive, .plain:
+            var text = "Invite: \(invite.text)\nLink:   \(invite.link)\n"
+            if mode == .interactive, let display, let code = try? QRCode.encode(text: invite.link) {
+                text += display.renderer().render(code)
+            }
+            text += "Your peer runs: inviso join \(invite.text)\n"
+            write(text)
+            if mode == .interactive {
+                let output = StandardStreamOutput.standardOutput
+                let spinner = Spinner(message: "waiting for your peer…", ascii: display?.asciiOnly() ?? false)
+                self.spinner = Task { await spinner.run(on: output) }
+            }
+        }
+    }
+
+    func fail(_ error: any Error) {
+        switch mode {
+        case .script: JSONLines.emitLine(ChatEventJSON.error(error))
+        case .interactive, .plain: FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+        }
+    }
+
+    // MARK: - The loop
+
+    /// Handles inputs until the session closed; returns the exit status.
+    mutating func run(_ inputs: AsyncStream<ChatInput>) async -> Int32 {
+        for await input in inputs {
+            switch input {
+            case .event(let event):
+                if await handle(event) { return finish() }
+            case .eventsEnded:
+                return finish()
+            case .line(let bytes):
+                await submit(String(decoding: bytes, as: UTF8.self))
+            case .keys(let bytes):
+                for edit in editor.feed(bytes) {
+                    switch edit {
+                    case .edited: redraw { screen, editor in screen.edited(editor) }
+                    case .submitted(let line): await submit(line)
+                    case .interrupted, .endOfInput: await leave()
+                    }
+                }
+            case .inputEnded:
+                inputEnded = true
+                if mode == .interactive { await leave() } else { await leaveIfDone() }
+            case .resized:
+                if var screen, let size = RawTerminal.size() {
+                    write(screen.resize(rows: size.rows, columns: size.columns, input: editor))
+                    self.screen = screen
+                }
+            case .interrupted:
+                if leaving { return finish() }
+                await leave()
+            case .tick:
+                await leaveIfDone()
+            }
+        }
+        return finish()
+    }
+
+    /// Handles one engine event; `true` when the session is over.
+    private mutating func handle(_ event: ChatEvent) async -> Bool {
+        switch event {
+        case .secured(let security):
+            self.security = security
+        case .path(let path):
+            self.path = path
+            if !connected, let security {
+                connected = true
+                becameConnected(security, path: path)
+            } else if mode == .script {
+                JSONLines.emitLine(ChatEventJSON.path(path))
+            }
+            updateStatus()
+            await leaveIfDone()
+        case .message(let id, let payload):
+            if mode == .script {
+                JSONLines.emitLine(ChatEventJSON.message(id: id, payload: payload))
+            } else {
+                show("peer: " + Self.describe(payload))
+            }
+        case .delivered(let id):
+            if mode == .script { JSONLines.emitLine(ChatEventJSON.delivered(id: id)) }
+            await leaveIfDone()
+        case .lifetimeProposed(let lifetime):
+            proposed = lifetime
+            if mode == .script {
+                JSONLines.emitLine(ChatEventJSON.lifetimeProposed(lifetime.rawValue))
+            } else {
+                show("* your peer proposes that messages disappear after \(lifetime.rawValue): /accept or /reject")
+            }
+        case .lifetime(let lifetime):
+            if mode == .script {
+                JSONLines.emitLine(ChatEventJSON.lifetime(lifetime.rawValue))
+            } else {
+                show("* messages now disappear after \(lifetime.rawValue)")
+            }
+        case .warning(let warning):
+            if mode == .script { JSONLines.emitLine(ChatEventJSON.warning(warning)) } else { show("* warning: \(warning)") }
+        case .error(let error):
+            exitCode = 1
+            if mode == .script { JSONLines.emitLine(ChatEventJSON.error(error)) } else { show("* error: \(error)") }
+        case .closed(let reason):
+            if reason != .left && reason != .peerLeft { exitCode = 1 }
+            if mode == .script { JSONLines.emitLine(ChatEventJSON.closed(reason)) } else { show("* closed: \(reason)") }
+            return true
+        case .state, .transportCandidates:
+            break
+        }
+        return false
+    }
+
+    private mutating func becameConnected(_ security: ChatSecurity, path: ChatPath) {
+        spinner?.cancel()
+        spinner = nil
+        switch mode {
+        case .script:
+            JSONLines.emitLine(ChatEventJSON.connected(security, path: path))
+        case .plain:
+            write("* connected: \(security.version.rawValue), \(security.isVerified ? "verified" : "unverified"), \(path)\n")
+        case .interactive:
+            // Let the spinner erase its line before the screen takes over.
+            usleep(20_000)
+            terminal = RawTerminal()
+            let size = RawTerminal.size() ?? (rows: 24, columns: 80)
+            let screen = ChatScreen(rows: size.rows, columns: size.columns)
+            write(screen.begin(input: editor))
+            self.screen = screen
+            StandardInputReader.keys(into: continuation)
+            show("* connected (\(security.version.rawValue)). /verify shows the safety number, /help the commands.")
+        }
+    }
+
+    // MARK: - Sending and commands
+
+    private mutating func submit(_ line: String) async {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { return }
+        if mode != .script, trimmed.hasPrefix("/") {
+            await command(trimmed)
+            return
+        }
+        do {
+            let id = try await client.send(text: line)
+            if mode == .script { JSONLines.emitLine(ChatEventJSON.sent(id: id)) } else if mode == .interactive { show("you: " + line) }
+        } catch {
+            if mode == .script { JSONLines.emitLine(ChatEventJSON.error(error)) } else { show("* not sent: \(error)") }
+        }
+    }
+
+    private mutating func command(_ line: String) async {
+        let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+        let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        do {
+            switch parts[0] {
+            case "/verify":
+                guard let security = await client.security else {
+                    show("* not connected yet")
+                    return
+                }
+                show("* safety number: \(SafetyNumberText.grouped(security.safetyNumber))")
+                show(security.isVerified
+                    ? "* verified: the invite's secret words authenticated your peer; compare the numbers to rule out a leaked invite"
+                    : "* unverified (v1): compare these digits with your peer over another channel")
+            case "/rename":
+                guard !argument.isEmpty else {
+                    show("* usage: /rename NAME")
+                    return
+                }
+                try await client.rename(to: argument)
+                show("* renamed to \(argument)")
+            case "/lifetime":
+                guard let lifetime = MessageLifetime(rawValue: argument) else {
+                    show("* usage: /lifetime ephemeral|1h|6h|1d|7d|30d")
+                    return
+                }
+                try await client.proposeLifetime(lifetime)
+                show("* proposed: messages disappear after \(lifetime.rawValue)")
+            case "/accept":
+                guard let proposed else {
+                    show("* nothing to accept")
+                    return
+                }
+                try await client.acceptLifetime(proposed)
+                self.proposed = nil
+            case "/reject":
+                guard proposed != nil else {
+                    show("* nothing to reject")
+                    return
+                }
+                try await client.rejectLifetime()
+                proposed = nil
+            case "/leave", "/quit":
+                await leave()
+            case "/help":
+                show("* /verify  /rename NAME  /lifetime 1h|6h|1d|7d|30d|ephemeral  /accept  /reject  /leave")
+            default:
+                show("* unknown command \(TerminalText.sanitized(parts[0])) (try /help)")
+            }
+        } catch {
+            show("* \(error)")
+        }
+    }
+
+    // MARK: - Leaving
+
+    /// After end of input: leaves once connected and nothing is left undelivered, or once
+    /// `--linger` has passed since then.
+    private mutating func leaveIfDone() async {
+        guard inputEnded, !leaving, connected else { return }
+        if lingerDeadline == nil {
+            lingerDeadline = .now + linger
+            let continuation = self.continuation
+            ticker = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    continuation.yield(.tick)
+                }
+            }
+        }
+        let undelivered = await client.undeliveredCount
+        if undelivered == 0 {
+            await leave()
+        } else if let deadline = lingerDeadline, ContinuousClock.now >= deadline {
+            if mode == .script {
+                JSONLines.emitLine(ChatEventJSON.error(CLIError("\(undelivered) messages were not acknowledged")))
+            }
+            exitCode = 1
+            await leave()
+        }
+    }
+
+    private mutating func leave() async {
+        guard !leaving else { return }
+        leaving = true
+        ticker?.cancel()
+        await client.leave()
+    }
+
+    private mutating func finish() -> Int32 {
+        ticker?.cancel()
+        spinner?.cancel()
+        if let screen {
+            write(screen.end())
+            self.screen = nil
+        }
+        terminal?.restore()
+        terminal = nil
+        return exitCode
+    }
+
+    // MARK: - Output
+
+    private mutating func updateStatus() {
+        guard var screen, let security, let path else { return }
+        let status = ChatStatusLine(state: .secure(verified: security.isVerified, path: path == .direct ? .direct : .relay))
+        write(screen.setStatus(status.text, input: editor))
+        self.screen = screen
+    }
+
+    /// A line for people: on the chat screen, or on standard output.
+    private func show(_ line: String) {
+        switch mode {
+        case .script: break
+        case .interactive:
+            if let screen { write(screen.message(line, input: editor)) } else { write(TerminalText.clean(line) + "\n") }
+        case .plain:
+            write(TerminalText.clean(line) + "\n")
+        }
+    }
+
+    private func redraw(_ draw: (ChatScreen, LineEditor) -> String) {
+        guard let screen else { return }
+        write(draw(screen, editor))
+    }
+
+    private func write(_ text: String) {
+        StandardStreamOutput.standardOutput.write(text)
+    }
+
+    static func describe(_ payload: ChatPayload) -> String {
+        switch payload {
+        case .text(let text): text
+        case .location(let latitude, let longitude, _, _): "[location \(latitude), \(longitude)]"
+        case .voice(let duration, _, _, _): "[voice message, \(Int(duration.rounded())) s]"
+        case .lifetimeProposal, .lifetimeAccept, .lifetimeReject: "[lifetime change]"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+import Foundation
+import InvisoKit
+
+/// `inviso join INVITE`: accepts an invite and runs the chat.
+struct JoinCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "join",
+        abstract: "Join an end-to-end encrypted chat with an invite.",
+        discussion: """
+            INVITE is what `inviso invite` printed: NNNNNN-word-word-word or the \
+            inviso://join/NNNNNN#word-word-word link. Six digits alone join in v1 mode, the \
+            iOS app's protocol: encrypted but not authenticated (compare the safety number \
+            with /verify).
+            """)
+
+    @Argument(help: "The invite (NNNNNN-word-word-word or inviso://join/…), or a bare six-digit code (v1).")
+    var invite: String
+
+    @OptionGroup var options: ChatOptions
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let configuration = try options.configuration(environment: environment)
+        let session = try ChatSession(options: options, configuration: configuration, environment: environment)
+        let text = invite
+        try await session.run(display: nil) { client in
+            try await client.join(text)
+            return .joined
+        }
+    }
+}

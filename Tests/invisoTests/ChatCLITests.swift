@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+/// `inviso invite --json` and `inviso join --json` as two processes against `inviso serve`,
+/// all on 127.0.0.1: pairing, messages both ways with delivery, leaving, and what is left
+/// on disk.
+@Suite("inviso invite / join", .timeLimit(.minutes(3)))
+struct ChatCLITests {
+    static func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-chat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// Starts `inviso serve` on a free port; returns it and its URL.
+    static func startServer(_ binary: URL, data: URL) throws -> (ChildProcess, String) {
+        let server = try ChildProcess(
+            binary, ["serve", "--log-level", "warning"],
+            environment: ["INVISO_PORT": "0", "INVISO_DATA": data.path, "INVISO_HOST": "127.0.0.1"])
+        let listening = try #require(
+            server.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(server.transcript)")
+        return (server, try #require(listening["url"] as? String))
+    }
+
+    static func texts(_ process: ChildProcess) -> [String] {
+        process.events.filter { $0["event"] as? String == "message" }.compactMap { $0["text"] as? String }
+    }
+
+    static func waitForTexts(_ process: ChildProcess, count: Int, timeout: TimeInterval = 60) -> [String] {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            let texts = texts(process)
+            if texts.count >= count { return texts }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return texts(process)
+    }
+
+    @Test("v2: invite and join pair verified, 50 messages each way arrive in order and are delivered, EOF leaves")
+    func inviteAndJoin() async throws {
+        let binary = try NoiseInteropTests.invisoBinary()
+        let root = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (server, url) = try Self.startServer(binary, data: root.appendingPathComponent("server"))
+        defer { server.kill() }
+        let aliceData = root.appendingPathComponent("alice").path
+        let bobData = root.appendingPathComponent("bob").path
+        let alice = try ChildProcess(binary, ["invite", "--json", "--server", url, "--data", aliceData, "--name", "bob"])
+        defer { alice.kill() }
+        let invite = try #require(alice.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }, "\(alice.transcript)")
+        let inviteText = try #require(invite["invite"] as? String)
+        let code = try #require(invite["code"] as? String)
+        #expect(inviteText.hasPrefix(code + "-") && inviteText.split(separator: "-").count == 4)
+        #expect(invite["link"] as? String == "inviso://join/\(code)#" + inviteText.split(separator: "-").dropFirst().joined(separator: "-"))
+
+        let bob = try ChildProcess(binary, ["join", inviteText, "--json", "--server", url, "--data", bobData])
+        defer { bob.kill() }
+        for process in [alice, bob] {
+            let connected = try #require(
+                process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
+            #expect(connected["protocol"] as? String == "v2")
+            #expect(connected["verified"] as? Bool == true)
+            #expect(["relay", "direct"].contains(connected["path"] as? String))
+        }
+        let fromAlice = (1...50).map { "alice says \($0) — ünïcødé 👋" }
+        let fromBob = (1...50).map { "bob says \($0)" }
+        for line in fromAlice { alice.write(line + "\n") }
+        for line in fromBob { bob.write(line + "\n") }
+        #expect(Self.waitForTexts(bob, count: 50) == fromAlice, "\(bob.transcript)")
+        #expect(Self.waitForTexts(alice, count: 50) == fromBob, "\(alice.transcript)")
+        // Every message sent got an id and was acknowledged.
+        let deadline = Date(timeIntervalSinceNow: 60)
+        while Date() < deadline, alice.events.filter({ $0["event"] as? String == "delivered" }).count < 50 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let sent = alice.events.filter { $0["event"] as? String == "sent" }.compactMap { $0["id"] as? Int }
+        let delivered = alice.events.filter { $0["event"] as? String == "delivered" }.compactMap { $0["id"] as? Int }
+        #expect(sent == Array(1...50))
+        #expect(Set(delivered) == Set(1...50))
+
+        // End of Bob's input: Bob leaves once all is acknowledged; Alice hears it.
+        bob.closeInput()
+        #expect(bob.waitForExit(timeout: 60) == 0, "\(bob.transcript)")
+        #expect(bob.events.last?["event"] as? String == "closed")
+        #expect(bob.events.last?["reason"] as? String == "left")
+        let closed = alice.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }
+        #expect(closed?["reason"] as? String == "peerLeft")
+        #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
+
+        // The stores hold the session, and no plaintext.
+        for directory in [aliceData, bobData] {
+            for file in try FileManager.default.contentsOfDirectory(atPath: directory) {
+                let bytes = try Data(contentsOf: URL(fileURLWithPath: directory).appendingPathComponent(file))
+                #expect(bytes.range(of: Data("alice says".utf8)) == nil, "\(file)")
+                #expect(bytes.range(of: Data("bob says".utf8)) == nil, "\(file)")
+            }
+        }
+        let list = try ChildProcess(binary, ["sessions", "--json", "--data", aliceData])
+        #expect(list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
+        #expect(list.transcript.contains("\"bob\""), "\(list.transcript)")
+    }
+
+    @Test("v1: a bare six-digit code joins unverified with a warning; messages flow both ways")
+    func bareCodeIsV1() async throws {
+        let binary = try NoiseInteropTests.invisoBinary()
+        let root = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (server, url) = try Self.startServer(binary, data: root.appendingPathComponent("server"))
+        defer { server.kill() }
+        let alice = try ChildProcess(binary, ["invite", "--json", "--ephemeral", "--server", url])
+        defer { alice.kill() }
+        let invite = try #require(alice.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }, "\(alice.transcript)")
+        let code = try #require(invite["code"] as? String)
+        let bob = try ChildProcess(binary, ["join", code, "--json", "--ephemeral", "--server", url])
+        defer { bob.kill() }
+        #expect(bob.waitForEvent(timeout: 60) { $0["event"] as? String == "warning" } != nil, "\(bob.transcript)")
+        for process in [alice, bob] {
+            let connected = try #require(
+                process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
+            #expect(connected["protocol"] as? String == "v1")
+            #expect(connected["verified"] as? Bool == false)
+        }
+        alice.write("over v1\n")
+        bob.write("back over v1\n")
+        #expect(Self.waitForTexts(bob, count: 1) == ["over v1"], "\(bob.transcript)")
+        #expect(Self.waitForTexts(alice, count: 1) == ["back over v1"], "\(alice.transcript)")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 60) == 0, "\(alice.transcript)")
+        #expect(bob.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }?["reason"] as? String == "peerLeft")
+        #expect(bob.waitForExit(timeout: 30) == 0, "\(bob.transcript)")
+    }
+
+    @Test("a wrong invite word fails the pairing on both sides with a clear error and exit status 1")
+    func wrongWords() async throws {
+        let binary = try NoiseInteropTests.invisoBinary()
+        let root = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (server, url) = try Self.startServer(binary, data: root.appendingPathComponent("server"))
+        defer { server.kill() }
+        let alice = try ChildProcess(binary, ["invite", "--json", "--ephemeral", "--server", url])
+        defer { alice.kill() }
+        let invite = try #require(alice.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }, "\(alice.transcript)")
+        var words = try #require(invite["invite"] as? String).split(separator: "-").map(String.init)
+        words[3] = words[3] == "zoo" ? "abandon" : "zoo"
+        let bob = try ChildProcess(binary, ["join", words.joined(separator: "-"), "--json", "--ephemeral", "--server", url])
+        defer { bob.kill() }
+        for process in [alice, bob] {
+            let error = process.waitForEvent(timeout: 90) { $0["event"] as? String == "error" }
+            #expect(error != nil, "\(process.transcript)")
+            #expect(process.waitForExit(timeout: 60) == 1, "\(process.transcript)")
+            #expect(process.events.last?["reason"] as? String == "pairingFailed", "\(process.transcript)")
+        }
+    }
+}
