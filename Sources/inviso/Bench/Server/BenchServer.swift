@@ -99,7 +99,7 @@ struct BenchServer: AsyncParsableCommand {
             }
             let bare = try await withBareRelay { port in try await measureIdle(port: port, count: count) }
             Self.trimHeap()
-            let ours = try await withInProcessServer { port in try await measureIdle(port: port, count: count) }
+            let ours = try await Self.withInProcessServer { port in try await measureIdle(port: port, count: count) }
             Self.trimHeap()
             if bare.failed + ours.failed > 0 { out.note("\(ours.failed) connections failed (bare relay: \(bare.failed))") }
             out.figure("idle WebSocket connections held", Double(ours.held), "sockets")
@@ -110,7 +110,7 @@ struct BenchServer: AsyncParsableCommand {
             }
         }
         guard runs(.rendezvous) || runs(.relay) else { return }
-        try await withInProcessServer { port in
+        try await Self.withInProcessServer { port in
             if runs(.rendezvous) {
                 try await measureRendezvous(group: group, host: "127.0.0.1", port: port, out: out)
             }
@@ -254,7 +254,9 @@ struct BenchServer: AsyncParsableCommand {
 
     // MARK: - Servers
 
-    private func withInProcessServer<T: Sendable>(_ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
+    /// Runs `body` with the port of `inviso serve`'s server started in this process (SQLite
+    /// in a temporary directory, per-socket rate limits lifted), stopped afterwards.
+    static func withInProcessServer<T: Sendable>(_ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteRoomStore(path: directory.appendingPathComponent("rooms.sqlite").path)
