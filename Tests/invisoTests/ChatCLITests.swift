@@ -15,7 +15,7 @@ struct ChatCLITests {
     /// Starts `inviso serve` on a free port; returns it and its URL.
     static func startServer(_ binary: URL, data: URL) throws -> (ChildProcess, String) {
         let server = try ChildProcess(
-            binary, ["serve", "--log-level", "warning"],
+            binary, ["serve", "--log-level", "trace"],
             environment: ["INVISO_PORT": "0", "INVISO_DATA": data.path, "INVISO_HOST": "127.0.0.1"])
         let listening = try #require(
             server.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(server.transcript)")
@@ -95,6 +95,8 @@ struct ChatCLITests {
                 #expect(bytes.range(of: Data("bob says".utf8)) == nil, "\(file)")
             }
         }
+        // The server's log of the whole session, at its most verbose, holds no message text.
+        #expect(!server.transcript.contains("says"), "\(server.transcript)")
         let list = try ChildProcess(binary, ["sessions", "--json", "--data", aliceData])
         #expect(list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
         #expect(list.transcript.contains("\"bob\""), "\(list.transcript)")
