@@ -15,7 +15,7 @@ package struct CalendarQueue<Element> {
         var element: Element?
     }
 
-    private struct Overflow {
+    private struct Overflow: HeapOrdered {
         var time: UInt64
         var sequence: UInt64
         /// Where the value is in `overflowValues`.
@@ -72,14 +72,7 @@ package struct CalendarQueue<Element> {
             slot = overflowValues.count
             overflowValues.append(element)
         }
-        overflow.append(Overflow(time: time, sequence: sequence, slot: slot))
-        var child = overflow.count - 1
-        while child > 0 {
-            let parent = (child - 1) >> 1
-            guard overflow[child].precedes(overflow[parent]) else { break }
-            overflow.swapAt(child, parent)
-            child = parent
-        }
+        overflow.heapPush(Overflow(time: time, sequence: sequence, slot: slot))
     }
 
     /// Removes and returns the earliest value if its time is at or before `limit`.
@@ -120,23 +113,7 @@ package struct CalendarQueue<Element> {
     }
 
     private mutating func popOverflow() -> Element {
-        let slot = overflow[0].slot
-        let last = overflow.removeLast()
-        if !overflow.isEmpty {
-            overflow[0] = last
-            var parent = 0
-            let count = overflow.count
-            while true {
-                let left = 2 * parent + 1
-                guard left < count else { break }
-                let right = left + 1
-                var smallest = left
-                if right < count, overflow[right].precedes(overflow[left]) { smallest = right }
-                guard overflow[smallest].precedes(overflow[parent]) else { break }
-                overflow.swapAt(smallest, parent)
-                parent = smallest
-            }
-        }
+        let slot = overflow.heapPopFirst().slot
         freeOverflowSlots.append(slot)
         return overflowValues[slot].take()!
     }

@@ -2,7 +2,7 @@
 /// equal-time events come out in the order they went in (which keeps simulations
 /// deterministic).
 package struct TimeOrderedQueue<Element> {
-    struct Entry {
+    struct Entry: HeapOrdered {
         var time: UInt64
         var sequence: UInt64
         var element: Element
@@ -27,36 +27,14 @@ package struct TimeOrderedQueue<Element> {
 
     /// Queues `element` at `time`.
     package mutating func insert(_ element: Element, at time: UInt64) {
-        entries.append(Entry(time: time, sequence: nextSequence, element: element))
+        entries.heapPush(Entry(time: time, sequence: nextSequence, element: element))
         nextSequence &+= 1
-        var child = entries.count - 1
-        while child > 0 {
-            let parent = (child - 1) >> 1
-            guard entries[child].precedes(entries[parent]) else { break }
-            entries.swapAt(child, parent)
-            child = parent
-        }
     }
 
     /// Removes and returns the earliest value if its time is at or before `limit`.
     package mutating func popFirst(notAfter limit: UInt64 = .max) -> (time: UInt64, element: Element)? {
         guard let first = entries.first, first.time <= limit else { return nil }
-        let last = entries.removeLast()
-        if !entries.isEmpty {
-            entries[0] = last
-            var parent = 0
-            let count = entries.count
-            while true {
-                let left = 2 * parent + 1
-                guard left < count else { break }
-                let right = left + 1
-                var smallest = left
-                if right < count, entries[right].precedes(entries[left]) { smallest = right }
-                guard entries[smallest].precedes(entries[parent]) else { break }
-                entries.swapAt(smallest, parent)
-                parent = smallest
-            }
-        }
+        entries.heapPopFirst()
         return (first.time, first.element)
     }
 }
