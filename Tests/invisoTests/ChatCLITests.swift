@@ -22,6 +22,30 @@ struct ChatCLITests {
         return (server, try #require(listening["url"] as? String))
     }
 
+    /// The binary, a temporary root directory and a server on a free port.
+    static func setUp() throws -> (URL, URL, ChildProcess, String) {
+        let binary = try NoiseInteropTests.invisoBinary()
+        let root = try temporaryDirectory()
+        let (server, url) = try startServer(binary, data: root.appendingPathComponent("server"))
+        return (binary, root, server, url)
+    }
+
+    static func tearDown(_ root: URL, _ server: ChildProcess) {
+        server.kill()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// `inviso invite --json` with `arguments`, and its `invite` event.
+    static func invite(_ binary: URL, _ url: String, _ arguments: [String]) throws -> (ChildProcess, [String: Any]) {
+        let process = try ChildProcess(binary, ["invite", "--json", "--server", url] + arguments)
+        let invite = process.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }
+        guard let invite else {
+            process.kill()
+            throw CLITestFailure("no invite event: \(process.transcript)")
+        }
+        return (process, invite)
+    }
+
     static func texts(_ process: ChildProcess) -> [String] {
         process.events.filter { $0["event"] as? String == "message" }.compactMap { $0["text"] as? String }
     }
@@ -38,16 +62,12 @@ struct ChatCLITests {
 
     @Test("v2: invite and join pair verified, 50 messages each way arrive in order and are delivered, EOF leaves")
     func inviteAndJoin() async throws {
-        let binary = try NoiseInteropTests.invisoBinary()
-        let root = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let (server, url) = try Self.startServer(binary, data: root.appendingPathComponent("server"))
-        defer { server.kill() }
+        let (binary, root, server, url) = try Self.setUp()
+        defer { Self.tearDown(root, server) }
         let aliceData = root.appendingPathComponent("alice").path
         let bobData = root.appendingPathComponent("bob").path
-        let alice = try ChildProcess(binary, ["invite", "--json", "--server", url, "--data", aliceData, "--name", "bob"])
+        let (alice, invite) = try Self.invite(binary, url, ["--data", aliceData, "--name", "bob"])
         defer { alice.kill() }
-        let invite = try #require(alice.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }, "\(alice.transcript)")
         let inviteText = try #require(invite["invite"] as? String)
         let code = try #require(invite["code"] as? String)
         #expect(inviteText.hasPrefix(code + "-") && inviteText.split(separator: "-").count == 4)
@@ -104,14 +124,10 @@ struct ChatCLITests {
 
     @Test("v1: a bare six-digit code joins unverified with a warning; messages flow both ways")
     func bareCodeIsV1() async throws {
-        let binary = try NoiseInteropTests.invisoBinary()
-        let root = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let (server, url) = try Self.startServer(binary, data: root.appendingPathComponent("server"))
-        defer { server.kill() }
-        let alice = try ChildProcess(binary, ["invite", "--json", "--ephemeral", "--server", url])
+        let (binary, root, server, url) = try Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let (alice, invite) = try Self.invite(binary, url, ["--ephemeral"])
         defer { alice.kill() }
-        let invite = try #require(alice.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }, "\(alice.transcript)")
         let code = try #require(invite["code"] as? String)
         let bob = try ChildProcess(binary, ["join", code, "--json", "--ephemeral", "--server", url])
         defer { bob.kill() }
@@ -134,14 +150,10 @@ struct ChatCLITests {
 
     @Test("a wrong invite word fails the pairing on both sides with a clear error and exit status 1")
     func wrongWords() async throws {
-        let binary = try NoiseInteropTests.invisoBinary()
-        let root = try Self.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
-        let (server, url) = try Self.startServer(binary, data: root.appendingPathComponent("server"))
-        defer { server.kill() }
-        let alice = try ChildProcess(binary, ["invite", "--json", "--ephemeral", "--server", url])
+        let (binary, root, server, url) = try Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let (alice, invite) = try Self.invite(binary, url, ["--ephemeral"])
         defer { alice.kill() }
-        let invite = try #require(alice.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }, "\(alice.transcript)")
         var words = try #require(invite["invite"] as? String).split(separator: "-").map(String.init)
         words[3] = words[3] == "zoo" ? "abandon" : "zoo"
         let bob = try ChildProcess(binary, ["join", words.joined(separator: "-"), "--json", "--ephemeral", "--server", url])
@@ -153,4 +165,9 @@ struct ChatCLITests {
             #expect(process.events.last?["reason"] as? String == "pairingFailed", "\(process.transcript)")
         }
     }
+}
+
+struct CLITestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
