@@ -119,7 +119,13 @@ struct ChatCLITests {
         #expect(!server.transcript.contains("says"), "\(server.transcript)")
         let list = try ChildProcess(binary, ["sessions", "--json", "--data", aliceData])
         #expect(list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
-        #expect(list.transcript.contains("\"bob\""), "\(list.transcript)")
+        let sessions = try #require(list.events.first?["sessions"] as? [[String: Any]], "\(list.transcript)")
+        #expect(sessions.count == 1 && sessions.first?["name"] as? String == "bob")
+        // Deleting it locally also has the server purge its device.
+        let id = try #require(sessions.first?["id"] as? String)
+        let delete = try ChildProcess(binary, ["sessions", "delete", id, "--json", "--data", aliceData])
+        #expect(delete.waitForExit(timeout: 60) == 0, "\(delete.transcript)")
+        #expect(delete.events.first?["server"] as? String == "purged", "\(delete.transcript)")
     }
 
     @Test("v1: a bare six-digit code joins unverified with a warning; messages flow both ways")

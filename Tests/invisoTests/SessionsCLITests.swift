@@ -186,9 +186,9 @@ struct SessionsCLITests {
     func delete() throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.inviso(["sessions", "delete", Self.verifiedID, "--data", directory.path])
+        let run = try Self.inviso(["sessions", "delete", Self.verifiedID, "--local", "--data", directory.path])
         #expect(run.status == 0, "\(run.transcript)")
-        #expect(run.stdout == "deleted \(Self.verifiedID)\n")
+        #expect(run.stdout == "deleted \(Self.verifiedID) (server: skipped)\n")
         let store = try InvisoStore(directory: directory, keySource: .passphrase(Self.passphrase))
         defer { store.close() }
         #expect(try store.session(id: Self.verifiedID) == nil)

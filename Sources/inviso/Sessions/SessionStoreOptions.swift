@@ -67,9 +67,9 @@ struct SessionStoreOptions: ParsableArguments {
     /// Runs `body` and prints its result: as one JSON line with `--json`, else as text. A
     /// failure prints `{"error":…}` with `--json` (else `Error: …` on standard error) and
     /// exits with status 1.
-    func run(_ body: () throws -> SessionCommandOutput) throws {
+    func run(_ body: () async throws -> SessionCommandOutput) async throws {
         do {
-            let output = try body()
+            let output = try await body()
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

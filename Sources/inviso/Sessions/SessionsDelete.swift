@@ -1,35 +1,57 @@
 import ArgumentParser
 import Foundation
+import InvisoKit
 import InvisoStore
 
 /// `inviso sessions delete ID`.
-struct SessionsDelete: ParsableCommand {
+struct SessionsDelete: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete a stored session with its messages, pinned identity and keys.",
         discussion: """
-            Only the local copy goes: the rows are removed in one transaction and overwritten \
-            in the database file. The server forgets the session's device when the room \
-            expires.
+            The rows are removed in one transaction and overwritten in the database file. Then \
+            the session's server is asked to forget it, as the app does: DELETE of its room and \
+            a purge of its device ID (best effort; --local skips it, and an unreachable server \
+            is reported, not an error).
             """
     )
 
     @OptionGroup var options: SessionStoreOptions
+
+    @Flag(help: "Delete the local copy only; do not contact the server.")
+    var local = false
 
     @Argument(help: "The session's ID (or a unique prefix).")
     var id: String
 
     struct Output: Encodable {
         let deleted: String
+        /// `purged`, `unreachable`, `skipped` (--local) or `none` (no device on record).
+        let server: String
     }
 
-    func run() throws {
-        try options.run {
+    func run() async throws {
+        try await options.run {
             let store = try options.openExistingStore()
             defer { store.close() }
             let session = try store.resolveSession(id)
             try store.deleteSession(id: session.id)
-            return SessionCommandOutput(text: "deleted \(session.id)", json: Output(deleted: session.id))
+            let server = local ? "skipped" : await Self.forget(session)
+            return SessionCommandOutput(
+                text: "deleted \(session.id) (server: \(server))", json: Output(deleted: session.id, server: server))
+        }
+    }
+
+    /// Asks the session's server to delete its room and purge its device ID.
+    static func forget(_ session: StoredSession) async -> String {
+        guard let device = session.deviceID, let endpoint = try? ServerAddress.parse(session.serverURL) else { return "none" }
+        let api = RoomAPI(transport: NIOHTTPTransport(endpoint: endpoint))
+        if let room = session.roomID { try? await api.deleteRoom(roomID: room, deviceID: device) }
+        do {
+            _ = try await api.purge(deviceIDs: [device])
+            return "purged"
+        } catch {
+            return "unreachable"
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import InvisoStore
 
 /// `inviso sessions [list]`.
-struct SessionsList: ParsableCommand {
+struct SessionsList: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List stored sessions, newest first (the default)."
@@ -15,8 +15,8 @@ struct SessionsList: ParsableCommand {
         let sessions: [SessionSummary]
     }
 
-    func run() throws {
-        try options.run {
+    func run() async throws {
+        try await options.run {
             guard let store = try options.openStore() else {
                 return SessionCommandOutput(text: "no sessions", json: Output(sessions: []))
             }

@@ -3,7 +3,7 @@ import Foundation
 import InvisoStore
 
 /// `inviso sessions rename ID NAME`.
-struct SessionsRename: ParsableCommand {
+struct SessionsRename: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rename",
         abstract: "Give a stored session a new name."
@@ -22,8 +22,8 @@ struct SessionsRename: ParsableCommand {
         let name: String
     }
 
-    func run() throws {
-        try options.run {
+    func run() async throws {
+        try await options.run {
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw CLIError("the new name is empty") }
             guard !TerminalText.hasUnsafeCharacters(trimmed) else {

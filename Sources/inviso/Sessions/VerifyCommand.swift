@@ -3,7 +3,7 @@ import Foundation
 import InvisoStore
 
 /// `inviso verify ID`: shows a session's safety number, to compare with the peer's.
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Show the safety number of a stored session.",
@@ -27,8 +27,8 @@ struct VerifyCommand: ParsableCommand {
         let `protocol`: String
     }
 
-    func run() throws {
-        try options.run {
+    func run() async throws {
+        try await options.run {
             let store = try options.openExistingStore()
             defer { store.close() }
             let session = try store.resolveSession(id)
