@@ -34,6 +34,13 @@ extension ChatClient {
         public var relayPacing = RelayTransport.Pacing.serverDefault
         /// The message layer's windows and limits.
         public var reliable = ReliableLink.Configuration()
+        /// The direct TCP path, tried once the channel is secured (listening on every IPv4
+        /// interface by default); `nil` keeps the session on the relay. The peer must run
+        /// it too (the iOS app does not: such sessions stay on the relay).
+        public var direct: DirectConfiguration? = DirectConfiguration()
+        /// How long the direct listener waits for the peer's candidates before it closes
+        /// and the session stays on the relay (30 s).
+        public var directCandidatesTimeout: Duration = .seconds(30)
 
         /// A configuration for `server` with the defaults above.
         public init(server: ServerEndpoint) {

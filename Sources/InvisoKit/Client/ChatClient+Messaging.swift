@@ -95,6 +95,7 @@ extension ChatClient {
         if let sendPath { emit(.path(sendPath.path)) }
         logger.info("secure channel established", metadata: ["protocol": "\(channel.version)"])
         schedulePump()
+        startDirectPath()
     }
 
     func handle(_ record: ReliableRecord) {

@@ -101,6 +101,7 @@ extension ChatClient {
             if channel?.isEstablished == true, sendPath === relay {
                 link.retransmitAll()
             }
+            resendDirectCandidates()
             schedulePump()
             return
         }
@@ -145,7 +146,10 @@ extension ChatClient {
     func handleSignal(_ object: JSONObject) {
         let type = object["type"]?.stringValue
         if type == RelayKind.transportCandidates.rawValue {
-            if let candidates = try? TransportCandidates(json: object) { emit(.transportCandidates(candidates.candidates)) }
+            if let candidates = try? TransportCandidates(json: object) {
+                emit(.transportCandidates(candidates.candidates))
+                receivedPeerCandidates(candidates.candidates)
+            }
             return
         }
         guard type == RelayKind.keyExchange.rawValue || type == RelayKind.keyExchangeComplete.rawValue else { return }
@@ -191,6 +195,7 @@ extension ChatClient {
         // Cancelled only now: close() may run in one of these tasks (the pairing timer,
         // the event reader), and a cancelled task's socket writes would not go out.
         pairingTimer?.cancel()
+        await closeDirect()
         for task in tasks { task.cancel() }
         pumpTask?.cancel()
         await relay?.close()

@@ -23,9 +23,12 @@ public import Logging
 /// - With a store and a non-ephemeral session, the session, its messages (expiring after
 ///   the agreed lifetime) and the peer's pinned identity are kept; an ephemeral session
 ///   stores nothing.
-/// - Paths: the relay through the server at once; ``addPath(_:)`` switches sending to
-///   another ``FrameTransport`` (a direct connection) while frames still arrive on the
-///   old one, resending whatever is unacknowledged on the new path.
+/// - Paths: the relay through the server at once; once the channel is secured, a direct
+///   TCP connection is tried in the background (``Configuration/direct``) and, when it
+///   authenticates, sending moves to it (``ChatEvent/path(_:)``); if it drops, sending
+///   falls back to the relay. ``addPath(_:)`` switches sending to any other
+///   ``FrameTransport`` the same way: frames still arrive on the old path, and whatever
+///   is unacknowledged is sent again on the new one.
 public actor ChatClient {
     /// The events, in order; finishes after ``ChatEvent/closed(_:)``.
     public nonisolated let events: AsyncStream<ChatEvent>
@@ -67,6 +70,8 @@ public actor ChatClient {
     var sendPath: (any FrameTransport)?
     var peerPresent = false
     var tasks: [Task<Void, Never>] = []
+    /// The automatic direct-path attempt (`ChatClient+Direct.swift`).
+    var direct = DirectAttempt()
 
     // MARK: Messaging
 

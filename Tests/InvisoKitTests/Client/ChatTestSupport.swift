@@ -68,13 +68,16 @@ final class ChatEventLog: Sendable {
 
 /// Frames every client of a test saw on its paths, for the "no plaintext" check.
 final class FrameCapture: Sendable {
-    private let frames = Mutex<[[UInt8]]>([])
+    private let frames = Mutex<[(path: ChatPath, frame: [UInt8])]>([])
 
     var tap: @Sendable (ChatPath, [UInt8]) -> Void {
-        { [self] _, frame in frames.withLock { $0.append(frame) } }
+        { [self] path, frame in frames.withLock { $0.append((path, frame)) } }
     }
 
-    var all: [[UInt8]] { frames.withLock { $0 } }
+    var all: [[UInt8]] { frames.withLock { $0.map(\.frame) } }
+
+    /// How many frames were seen on `path`.
+    func count(on path: ChatPath) -> Int { frames.withLock { $0.count { $0.path == path } } }
 
     /// Whether any frame contains `needle`.
     func contains(_ needle: [UInt8]) -> Bool {
@@ -106,6 +109,8 @@ enum ChatFixture {
         configuration.retransmitInterval = .milliseconds(700)
         configuration.acceptPollInterval = .milliseconds(300)
         configuration.pairingTimeout = .seconds(20)
+        // The relay only, unless a test turns the direct path on (`direct`).
+        configuration.direct = nil
         return configuration
     }
 
@@ -119,6 +124,13 @@ enum ChatFixture {
             configuration: configuration, store: store, random: SeededGenerator(seed: seed), clock: .system, http: nil,
             logger: Logger(label: "inviso.tests.chat", factory: { _ in SwiftLogNoOpLogHandler() }), frameTap: capture?.tap)
         return (client, ChatEventLog(client))
+    }
+
+    /// The direct path on loopback only.
+    static var direct: DirectConfiguration {
+        var direct = DirectConfiguration()
+        direct.host = "127.0.0.1"
+        return direct
     }
 
     static func text(_ side: String, _ index: Int) -> String { "\(side)-message-\(index)" }
