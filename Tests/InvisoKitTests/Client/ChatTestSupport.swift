@@ -45,9 +45,9 @@ final class ChatEventLog: Sendable {
         all.lazy.compactMap { if case .closed(let reason) = $0 { reason } else { nil } }.first
     }
 
-    /// Waits until `condition` holds over the events (20 s by default).
+    /// Waits until `condition` holds over the events (60 s by default: a loaded CI host running every suite at once is slow, a healthy run is not).
     func wait(
-        _ what: String, timeout seconds: Double = 20, sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
         until condition: (ChatEventLog) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
@@ -103,7 +103,7 @@ enum ChatFixture {
         var configuration = ChatClient.Configuration(server: server.endpoint)
         configuration.signaling.pingInterval = .seconds(1)
         configuration.signaling.pongTimeout = .seconds(10)
-        configuration.signaling.connectTimeout = .seconds(2)
+        configuration.signaling.connectTimeout = .seconds(10)
         configuration.signaling.reconnect = ReconnectPolicy(base: .milliseconds(50), factor: 2, cap: .milliseconds(250))
         configuration.relayPacing = RelayTransport.Pacing(messagesPerSecond: 20_000, burst: 2_000)
         configuration.retransmitInterval = .milliseconds(700)
