@@ -161,7 +161,7 @@ struct BenchChat: AsyncParsableCommand {
             ])
         } else {
             let figure = String(format: "%.1f", value)
-            let padded = name + String(repeating: " ", count: max(1, 44 - name.count))
+            let padded = name + String(repeating: " ", count: max(1, 52 - name.count))
             JSONLines.emitLine(padded + figure + " " + unit + (target.map { String(format: "   (target ≤ %.0f)", $0) } ?? ""))
         }
     }

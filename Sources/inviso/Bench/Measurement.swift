@@ -19,6 +19,13 @@ func monotonicSeconds() -> Double {
     return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
 }
 
+/// This thread's CPU time in seconds (excludes time the thread waited for a core).
+func threadCPUSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) * 1e-9
+}
+
 /// A measured operation: `body(n)` performs it `n` times (keeping any state in locals
 /// for the duration of the batch), and each time counts as `workPerCall` units of work
 /// (bytes, handshakes, …).
@@ -88,6 +95,24 @@ enum Bench {
             if elapsed < duration / 20 { batch *= 2 }
         }
         return Double(calls) * operation.workPerCall / elapsed
+    }
+
+    /// Seconds of this thread's CPU time per call of each operation: `calls` calls in
+    /// alternating batches of a tenth, after a warm-up.
+    static func cpuTimes(ours: BenchOperation, baseline: BenchOperation, calls: Int) -> (ours: Double, baseline: Double) {
+        ours.body(calls / 10)
+        baseline.body(calls / 10)
+        var spent = (ours: 0.0, baseline: 0.0)
+        for _ in 0..<10 {
+            var start = threadCPUSeconds()
+            baseline.body(calls / 10)
+            spent.baseline += threadCPUSeconds() - start
+            start = threadCPUSeconds()
+            ours.body(calls / 10)
+            spent.ours += threadCPUSeconds() - start
+        }
+        let total = Double(calls / 10 * 10)
+        return (spent.ours / total, spent.baseline / total)
     }
 
     static func median(_ values: [Double]) -> Double {
