@@ -18,8 +18,9 @@ struct BenchChat: AsyncParsableCommand {
             mode (process start included). Target: CLI p50 ≤ 250 ms. throughput: --messages \
             messages from the creator until the last is acknowledged: over the relay paced as \
             the client paces for a default server (40 frames/s, bursts of 150, below its \
-            per-socket limit of 50/s), and unpaced (this server's limits are lifted), which \
-            measures the engine and the relay. Use -c release.
+            per-socket limit of 50/s), unpaced (this server's limits are lifted), which \
+            measures the engine and the relay, and over the direct TCP path once both clients \
+            moved to it. Use -c release.
             """)
 
     @Flag(help: "One JSON object per line.")
@@ -59,10 +60,13 @@ struct BenchChat: AsyncParsableCommand {
                 Self.emit(json, "first message, two CLI processes (p50)", Self.percentile(cli, 0.5), "ms", target: 250)
                 Self.emit(json, "first message, two CLI processes (p90)", Self.percentile(cli, 0.9), "ms")
             }
-            let paced = try await Self.throughput(endpoint, messages: messages, pacing: .serverDefault)
+            let unlimited = RelayTransport.Pacing(messagesPerSecond: 1e9, burst: 1e9)
+            let paced = try await Self.throughput(endpoint, messages: messages, pacing: .serverDefault, path: .relay)
             Self.emit(json, "messages/s, relay, paced for the server's limits", paced, "msg/s")
-            let unpaced = try await Self.throughput(endpoint, messages: messages, pacing: .init(messagesPerSecond: 1e9, burst: 1e9))
+            let unpaced = try await Self.throughput(endpoint, messages: messages, pacing: unlimited, path: .relay)
             Self.emit(json, "messages/s, relay, unpaced (limits lifted)", unpaced, "msg/s")
+            let direct = try await Self.throughput(endpoint, messages: messages, pacing: unlimited, path: .direct)
+            Self.emit(json, "messages/s, direct TCP", direct, "msg/s")
         }
     }
 
@@ -72,10 +76,15 @@ struct BenchChat: AsyncParsableCommand {
         Logger(label: "inviso.bench.chat", factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
-    static func pair(_ endpoint: ServerEndpoint, pacing: RelayTransport.Pacing) async throws -> (ChatClient, ChatClient) {
+    static func pair(_ endpoint: ServerEndpoint, pacing: RelayTransport.Pacing, path: ChatPath) async throws -> (ChatClient, ChatClient) {
         var configuration = ChatClient.Configuration(server: endpoint)
         configuration.isEphemeral = true
         configuration.relayPacing = pacing
+        if path == .relay {
+            configuration.direct = nil
+        } else {
+            configuration.direct?.host = "127.0.0.1"
+        }
         let alice = ChatClient(configuration: configuration, logger: quietLogger())
         let bob = ChatClient(configuration: configuration, logger: quietLogger())
         let invite = try await alice.invite()
@@ -124,10 +133,12 @@ struct BenchChat: AsyncParsableCommand {
     }
 
     /// Messages per second from the first send to the last acknowledgement.
-    static func throughput(_ endpoint: ServerEndpoint, messages: Int, pacing: RelayTransport.Pacing) async throws -> Double {
-        let (alice, bob) = try await pair(endpoint, pacing: pacing)
+    static func throughput(
+        _ endpoint: ServerEndpoint, messages: Int, pacing: RelayTransport.Pacing, path: ChatPath
+    ) async throws -> Double {
+        let (alice, bob) = try await pair(endpoint, pacing: pacing, path: path)
         for await event in alice.events {
-            if case .path = event { break }
+            if case .path(path) = event { break }
         }
         let started = ContinuousClock.now
         for index in 0..<messages { try await alice.send(text: "message \(index)") }
