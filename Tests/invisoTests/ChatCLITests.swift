@@ -13,20 +13,20 @@ struct ChatCLITests {
     }
 
     /// Starts `inviso serve` on a free port; returns it and its URL.
-    static func startServer(_ binary: URL, data: URL) throws -> (ChildProcess, String) {
+    static func startServer(_ binary: URL, data: URL) async throws -> (ChildProcess, String) {
         let server = try ChildProcess(
             binary, ["serve", "--log-level", "trace"],
             environment: ["INVISO_PORT": "0", "INVISO_DATA": data.path, "INVISO_HOST": "127.0.0.1"])
         let listening = try #require(
-            server.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(server.transcript)")
+            await server.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(server.transcript)")
         return (server, try #require(listening["url"] as? String))
     }
 
     /// The binary, a temporary root directory and a server on a free port.
-    static func setUp() throws -> (URL, URL, ChildProcess, String) {
+    static func setUp() async throws -> (URL, URL, ChildProcess, String) {
         let binary = try NoiseInteropTests.invisoBinary()
         let root = try temporaryDirectory()
-        let (server, url) = try startServer(binary, data: root.appendingPathComponent("server"))
+        let (server, url) = try await startServer(binary, data: root.appendingPathComponent("server"))
         return (binary, root, server, url)
     }
 
@@ -36,9 +36,9 @@ struct ChatCLITests {
     }
 
     /// `inviso invite --json` with `arguments`, and its `invite` event.
-    static func invite(_ binary: URL, _ url: String, _ arguments: [String]) throws -> (ChildProcess, [String: Any]) {
+    static func invite(_ binary: URL, _ url: String, _ arguments: [String]) async throws -> (ChildProcess, [String: Any]) {
         let process = try ChildProcess(binary, ["invite", "--json", "--server", url] + arguments)
-        let invite = process.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }
+        let invite = await process.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }
         guard let invite else {
             process.kill()
             throw CLITestFailure("no invite event: \(process.transcript)")
@@ -62,11 +62,11 @@ struct ChatCLITests {
 
     @Test("v2: invite and join pair verified, 50 messages each way arrive in order and are delivered, EOF leaves")
     func inviteAndJoin() async throws {
-        let (binary, root, server, url) = try Self.setUp()
+        let (binary, root, server, url) = try await Self.setUp()
         defer { Self.tearDown(root, server) }
         let aliceData = root.appendingPathComponent("alice").path
         let bobData = root.appendingPathComponent("bob").path
-        let (alice, invite) = try Self.invite(binary, url, ["--data", aliceData, "--name", "bob"])
+        let (alice, invite) = try await Self.invite(binary, url, ["--data", aliceData, "--name", "bob"])
         defer { alice.kill() }
         let inviteText = try #require(invite["invite"] as? String)
         let code = try #require(invite["code"] as? String)
@@ -77,7 +77,7 @@ struct ChatCLITests {
         defer { bob.kill() }
         for process in [alice, bob] {
             let connected = try #require(
-                process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
+                await process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
             #expect(connected["protocol"] as? String == "v2")
             #expect(connected["verified"] as? Bool == true)
             #expect(["relay", "direct"].contains(connected["path"] as? String))
@@ -100,12 +100,12 @@ struct ChatCLITests {
 
         // End of Bob's input: Bob leaves once all is acknowledged; Alice hears it.
         bob.closeInput()
-        #expect(bob.waitForExit(timeout: 60) == 0, "\(bob.transcript)")
+        #expect(await bob.waitForExit(timeout: 60) == 0, "\(bob.transcript)")
         #expect(bob.events.last?["event"] as? String == "closed")
         #expect(bob.events.last?["reason"] as? String == "left")
-        let closed = alice.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }
+        let closed = await alice.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }
         #expect(closed?["reason"] as? String == "peerLeft")
-        #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
+        #expect(await alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
 
         // The stores hold the session, and no plaintext.
         for directory in [aliceData, bobData] {
@@ -118,29 +118,29 @@ struct ChatCLITests {
         // The server's log of the whole session, at its most verbose, holds no message text.
         #expect(!server.transcript.contains("says"), "\(server.transcript)")
         let list = try ChildProcess(binary, ["sessions", "--json", "--data", aliceData])
-        #expect(list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
+        #expect(await list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
         let sessions = try #require(list.events.first?["sessions"] as? [[String: Any]], "\(list.transcript)")
         #expect(sessions.count == 1 && sessions.first?["name"] as? String == "bob")
         // Deleting it locally also has the server purge its device.
         let id = try #require(sessions.first?["id"] as? String)
         let delete = try ChildProcess(binary, ["sessions", "delete", id, "--json", "--data", aliceData])
-        #expect(delete.waitForExit(timeout: 60) == 0, "\(delete.transcript)")
+        #expect(await delete.waitForExit(timeout: 60) == 0, "\(delete.transcript)")
         #expect(delete.events.first?["server"] as? String == "purged", "\(delete.transcript)")
     }
 
     @Test("v1: a bare six-digit code joins unverified with a warning; messages flow both ways")
     func bareCodeIsV1() async throws {
-        let (binary, root, server, url) = try Self.setUp()
+        let (binary, root, server, url) = try await Self.setUp()
         defer { Self.tearDown(root, server) }
-        let (alice, invite) = try Self.invite(binary, url, ["--ephemeral"])
+        let (alice, invite) = try await Self.invite(binary, url, ["--ephemeral"])
         defer { alice.kill() }
         let code = try #require(invite["code"] as? String)
         let bob = try ChildProcess(binary, ["join", code, "--json", "--ephemeral", "--server", url])
         defer { bob.kill() }
-        #expect(bob.waitForEvent(timeout: 60) { $0["event"] as? String == "warning" } != nil, "\(bob.transcript)")
+        #expect(await bob.waitForEvent(timeout: 60) { $0["event"] as? String == "warning" } != nil, "\(bob.transcript)")
         for process in [alice, bob] {
             let connected = try #require(
-                process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
+                await process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
             #expect(connected["protocol"] as? String == "v1")
             #expect(connected["verified"] as? Bool == false)
         }
@@ -149,25 +149,25 @@ struct ChatCLITests {
         #expect(Self.waitForTexts(bob, count: 1) == ["over v1"], "\(bob.transcript)")
         #expect(Self.waitForTexts(alice, count: 1) == ["back over v1"], "\(alice.transcript)")
         alice.closeInput()
-        #expect(alice.waitForExit(timeout: 60) == 0, "\(alice.transcript)")
-        #expect(bob.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }?["reason"] as? String == "peerLeft")
-        #expect(bob.waitForExit(timeout: 30) == 0, "\(bob.transcript)")
+        #expect(await alice.waitForExit(timeout: 60) == 0, "\(alice.transcript)")
+        #expect(await bob.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }?["reason"] as? String == "peerLeft")
+        #expect(await bob.waitForExit(timeout: 30) == 0, "\(bob.transcript)")
     }
 
     @Test("a wrong invite word fails the pairing on both sides with a clear error and exit status 1")
     func wrongWords() async throws {
-        let (binary, root, server, url) = try Self.setUp()
+        let (binary, root, server, url) = try await Self.setUp()
         defer { Self.tearDown(root, server) }
-        let (alice, invite) = try Self.invite(binary, url, ["--ephemeral"])
+        let (alice, invite) = try await Self.invite(binary, url, ["--ephemeral"])
         defer { alice.kill() }
         var words = try #require(invite["invite"] as? String).split(separator: "-").map(String.init)
         words[3] = words[3] == "zoo" ? "abandon" : "zoo"
         let bob = try ChildProcess(binary, ["join", words.joined(separator: "-"), "--json", "--ephemeral", "--server", url])
         defer { bob.kill() }
         for process in [alice, bob] {
-            let error = process.waitForEvent(timeout: 90) { $0["event"] as? String == "error" }
+            let error = await process.waitForEvent(timeout: 90) { $0["event"] as? String == "error" }
             #expect(error != nil, "\(process.transcript)")
-            #expect(process.waitForExit(timeout: 60) == 1, "\(process.transcript)")
+            #expect(await process.waitForExit(timeout: 60) == 1, "\(process.transcript)")
             #expect(process.events.last?["reason"] as? String == "pairingFailed", "\(process.transcript)")
         }
     }

@@ -79,39 +79,48 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Waits until some stdout line is a JSON object satisfying `predicate`.
-    func waitForEvent(timeout: TimeInterval, _ predicate: ([String: Any]) -> Bool) -> [String: Any]? {
+    ///
+    /// Polls with `Task.sleep`: a blocking wait would hold one of the concurrency pool's
+    /// threads (two on a 2-core CI host) and starve every other test running at the time.
+    func waitForEvent(timeout: TimeInterval, _ predicate: ([String: Any]) -> Bool) async -> [String: Any]? {
         let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock()
-        defer { condition.unlock() }
         while true {
-            for line in Self.lines(stdoutBytes) {
+            let (bytes, open) = snapshot()
+            for line in Self.lines(bytes) {
                 if let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any], predicate(object) {
                     return object
                 }
             }
-            if openStreams == 0 { return nil }
-            if !condition.wait(until: deadline) { return nil }
+            if open == 0 || Date() >= deadline { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
         }
     }
 
     /// Waits for the child to exit and its output to drain; kills it after `timeout`.
-    /// Returns the exit status, or `nil` if it had to be killed.
-    func waitForExit(timeout: TimeInterval) -> Int32? {
+    /// Returns the exit status, or `nil` if it had to be killed. Polls, as
+    /// ``waitForEvent(timeout:_:)`` does.
+    func waitForExit(timeout: TimeInterval) async -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while process.isRunning && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
+            try? await Task.sleep(for: .milliseconds(10))
         }
         if process.isRunning {
             kill()
             return nil
         }
-        process.waitUntilExit()
-        condition.lock()
-        while openStreams > 0 {
-            if !condition.wait(until: Date(timeIntervalSinceNow: 5)) { break }
+        let drained = Date(timeIntervalSinceNow: 5)
+        while Date() < drained {
+            if snapshot().openStreams == 0 { break }
+            try? await Task.sleep(for: .milliseconds(10))
         }
-        condition.unlock()
         return process.terminationStatus
+    }
+
+    /// Standard output so far and how many output streams are still open.
+    private func snapshot() -> (stdout: [UInt8], openStreams: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        return (stdoutBytes, openStreams)
     }
 
     /// Sends `signal` to the child.

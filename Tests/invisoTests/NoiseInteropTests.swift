@@ -42,10 +42,10 @@ struct NoiseInteropTests {
     static let lines = ["hello, responder", "second line: ünïcødé ✓ and \"quotes\" \\ backslash", "third"]
 
     @Test("session over loopback", arguments: scenarios)
-    func session(_ scenario: Scenario) throws {
+    func session(_ scenario: Scenario) async throws {
         let binary = try Self.invisoBinary()
-        let initiatorKeys = try Self.keygen(binary)
-        let responderKeys = try Self.keygen(binary)
+        let initiatorKeys = try await Self.keygen(binary)
+        let responderKeys = try await Self.keygen(binary)
         let psks = (0..<scenario.pskCount).map { _ in Self.randomHex(32) }
         let prologue = Self.randomHex(7)
 
@@ -55,7 +55,7 @@ struct NoiseInteropTests {
         for psk in psks { listenArguments += ["--psk", psk] }
         let responder = try ChildProcess(binary, listenArguments)
         defer { responder.kill() }
-        let port = try #require(Self.listeningPort(responder), "responder never reported its port\n\(responder.transcript)")
+        let port = try #require(await Self.listeningPort(responder), "responder never reported its port\n\(responder.transcript)")
 
         var connectArguments = ["noise", "connect", "127.0.0.1:\(port)", "--protocol", scenario.protocolName,
                                 "--static-private", initiatorKeys.private, "--prologue", prologue]
@@ -66,8 +66,8 @@ struct NoiseInteropTests {
         initiator.write(Self.lines.map { $0 + "\n" }.joined())
         initiator.closeInput()
 
-        let initiatorStatus = initiator.waitForExit(timeout: Self.timeout)
-        let responderStatus = responder.waitForExit(timeout: Self.timeout)
+        let initiatorStatus = await initiator.waitForExit(timeout: Self.timeout)
+        let responderStatus = await responder.waitForExit(timeout: Self.timeout)
         #expect(initiatorStatus == 0, "initiator\n\(initiator.transcript)")
         #expect(responderStatus == 0, "responder\n\(responder.transcript)")
 
@@ -102,8 +102,8 @@ struct NoiseInteropTests {
     }
 
     @Test("wrong PSK in the first message: both sides fail")
-    func wrongPSKFirstMessage() throws {
-        let (initiator, responder) = try Self.runMismatchedPSK("Noise_NNpsk0_25519_ChaChaPoly_SHA256")
+    func wrongPSKFirstMessage() async throws {
+        let (initiator, responder) = try await Self.runMismatchedPSK("Noise_NNpsk0_25519_ChaChaPoly_SHA256")
         #expect(responder.status != 0 && responder.status != nil, "responder\n\(responder.transcript)")
         #expect(initiator.status != 0 && initiator.status != nil, "initiator\n\(initiator.transcript)")
         #expect(responder.errors.contains("authentication failed"), "responder\n\(responder.transcript)")
@@ -112,8 +112,8 @@ struct NoiseInteropTests {
     }
 
     @Test("wrong PSK in XXpsk3: the responder fails, nothing is echoed")
-    func wrongPSKLastMessage() throws {
-        let (initiator, responder) = try Self.runMismatchedPSK("Noise_XXpsk3_25519_ChaChaPoly_SHA256")
+    func wrongPSKLastMessage() async throws {
+        let (initiator, responder) = try await Self.runMismatchedPSK("Noise_XXpsk3_25519_ChaChaPoly_SHA256")
         #expect(responder.status != 0 && responder.status != nil, "responder\n\(responder.transcript)")
         #expect(responder.errors.contains("authentication failed"), "responder\n\(responder.transcript)")
         #expect(!responder.hasHandshake)
@@ -124,13 +124,13 @@ struct NoiseInteropTests {
     }
 
     @Test("IK initiator without --remote-static reports the missing key")
-    func missingRemoteStatic() throws {
+    func missingRemoteStatic() async throws {
         let binary = try Self.invisoBinary()
-        let keys = try Self.keygen(binary)
+        let keys = try await Self.keygen(binary)
         let initiator = try ChildProcess(binary, ["noise", "connect", "127.0.0.1:9", "--protocol",
                                                   "Noise_IK_25519_ChaChaPoly_SHA256", "--static-private", keys.private])
         initiator.closeInput()
-        let status = initiator.waitForExit(timeout: Self.timeout)
+        let status = await initiator.waitForExit(timeout: Self.timeout)
         #expect(status != 0 && status != nil)
         let events = initiator.events
         #expect(events.count == 1)
@@ -141,17 +141,17 @@ struct NoiseInteropTests {
     }
 
     @Test("XX without --static-private: each side uses a fresh key and reports its public half")
-    func generatedStaticKeys() throws {
+    func generatedStaticKeys() async throws {
         let binary = try Self.invisoBinary()
         let responder = try ChildProcess(binary, ["noise", "listen", "--port", "0", "--once", "--echo"])
         defer { responder.kill() }
-        let port = try #require(Self.listeningPort(responder), "responder never reported its port\n\(responder.transcript)")
+        let port = try #require(await Self.listeningPort(responder), "responder never reported its port\n\(responder.transcript)")
         let initiator = try ChildProcess(binary, ["noise", "connect", "127.0.0.1:\(port)"])
         defer { initiator.kill() }
         initiator.write("ping\n")
         initiator.closeInput()
-        #expect(initiator.waitForExit(timeout: Self.timeout) == 0, "initiator\n\(initiator.transcript)")
-        #expect(responder.waitForExit(timeout: Self.timeout) == 0, "responder\n\(responder.transcript)")
+        #expect(await initiator.waitForExit(timeout: Self.timeout) == 0, "initiator\n\(initiator.transcript)")
+        #expect(await responder.waitForExit(timeout: Self.timeout) == 0, "responder\n\(responder.transcript)")
         func generatedKey(_ events: [[String: Any]]) -> String? {
             events.first { $0["event"] as? String == "static_key" }?["public"] as? String
         }
@@ -166,8 +166,8 @@ struct NoiseInteropTests {
     }
 
     @Test("keygen prints a usable key pair")
-    func keygen() throws {
-        let keys = try Self.keygen(try Self.invisoBinary())
+    func keygen() async throws {
+        let keys = try await Self.keygen(try Self.invisoBinary())
         #expect(keys.private.count == 64 && keys.public.count == 64)
         #expect(keys.private != keys.public)
     }
@@ -184,34 +184,34 @@ struct NoiseInteropTests {
         var received: [String] { NoiseInteropTests.receivedTexts(events) }
     }
 
-    static func runMismatchedPSK(_ protocolName: String) throws -> (initiator: Outcome, responder: Outcome) {
+    static func runMismatchedPSK(_ protocolName: String) async throws -> (initiator: Outcome, responder: Outcome) {
         let binary = try invisoBinary()
-        let initiatorKeys = try keygen(binary)
-        let responderKeys = try keygen(binary)
+        let initiatorKeys = try await keygen(binary)
+        let responderKeys = try await keygen(binary)
         let responder = try ChildProcess(binary, ["noise", "listen", "--port", "0", "--once", "--echo", "--protocol", protocolName,
                                                   "--static-private", responderKeys.private, "--psk", randomHex(32)])
         defer { responder.kill() }
-        let port = try #require(listeningPort(responder), "responder never reported its port\n\(responder.transcript)")
+        let port = try #require(await listeningPort(responder), "responder never reported its port\n\(responder.transcript)")
         let initiator = try ChildProcess(binary, ["noise", "connect", "127.0.0.1:\(port)", "--protocol", protocolName,
                                                   "--static-private", initiatorKeys.private, "--psk", randomHex(32)])
         defer { initiator.kill() }
         initiator.write(lines.map { $0 + "\n" }.joined())
         initiator.closeInput()
-        let initiatorStatus = initiator.waitForExit(timeout: timeout)
-        let responderStatus = responder.waitForExit(timeout: timeout)
+        let initiatorStatus = await initiator.waitForExit(timeout: timeout)
+        let responderStatus = await responder.waitForExit(timeout: timeout)
         return (Outcome(status: initiatorStatus, events: initiator.events, transcript: initiator.transcript),
                 Outcome(status: responderStatus, events: responder.events, transcript: responder.transcript))
     }
 
-    static func listeningPort(_ responder: ChildProcess) -> Int? {
-        let event = responder.waitForEvent(timeout: timeout) { $0["event"] as? String == "listening" }
+    static func listeningPort(_ responder: ChildProcess) async -> Int? {
+        let event = await responder.waitForEvent(timeout: timeout) { $0["event"] as? String == "listening" }
         return event?["port"] as? Int
     }
 
-    static func keygen(_ binary: URL) throws -> (private: String, public: String) {
+    static func keygen(_ binary: URL) async throws -> (private: String, public: String) {
         let child = try ChildProcess(binary, ["noise", "keygen"])
         child.closeInput()
-        let status = child.waitForExit(timeout: timeout)
+        let status = await child.waitForExit(timeout: timeout)
         try #require(status == 0, "keygen failed\n\(child.transcript)")
         let object = try #require(child.events.first)
         let privateKey = try #require(object["private"] as? String)

@@ -30,7 +30,7 @@ struct ServeCLITests {
         let server = try ChildProcess(
             binary, ["serve", "--log-format", "json", "--log-level", "debug"],
             environment: ["INVISO_PORT": "0", "INVISO_DATA": data.path, "INVISO_HOST": "127.0.0.1"])
-        let listening = try #require(server.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(server.transcript)")
+        let listening = try #require(await server.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(server.transcript)")
         let base = try #require(listening["url"] as? String)
         #expect(base.hasPrefix("http://127.0.0.1:"))
 
@@ -45,7 +45,7 @@ struct ServeCLITests {
         #expect(FileManager.default.fileExists(atPath: data.appendingPathComponent("rooms.sqlite").path))
 
         server.signal(SIGTERM)
-        #expect(server.waitForExit(timeout: 15) == 0, "\(server.transcript)")
+        #expect(await server.waitForExit(timeout: 15) == 0, "\(server.transcript)")
         let transcript = server.transcript
         let logLines = transcript.components(separatedBy: "stderr:\n").last?.split(separator: "\n") ?? []
         #expect(!logLines.isEmpty)
@@ -59,10 +59,10 @@ struct ServeCLITests {
         ["serve", "--log-format", "xml"], ["serve", "--db", "mysql://x"], ["serve", "--tls-cert", "c.pem"],
         ["serve", "--turn-secret", "s"], ["serve", "--port", "70000"],
     ])
-    func badOptions(arguments: [String]) throws {
+    func badOptions(arguments: [String]) async throws {
         let binary = try NoiseInteropTests.invisoBinary()
         let process = try ChildProcess(binary, arguments)
-        let status = process.waitForExit(timeout: 30)
+        let status = await process.waitForExit(timeout: 30)
         #expect(status != nil && status != 0)
         #expect(process.transcript.contains("error"))
     }

@@ -27,11 +27,11 @@ struct SessionsCLITests {
     static func inviso(
         _ arguments: [String], environment: [String: String] = ["INVISO_PASSPHRASE": passphrase],
         unsetting: [String] = []
-    ) throws -> Run {
+    ) async throws -> Run {
         let child = try ChildProcess(
             try NoiseInteropTests.invisoBinary(), arguments, environment: environment, unsetting: unsetting)
         child.closeInput()
-        let status = child.waitForExit(timeout: 60) ?? -1
+        let status = await child.waitForExit(timeout: 60) ?? -1
         let transcript = child.transcript
         let stdout =
             transcript.components(separatedBy: "stderr:\n").first.map { String($0.dropFirst("stdout:\n".count)) } ?? ""
@@ -67,10 +67,10 @@ struct SessionsCLITests {
     }
 
     @Test("--json lists every session with what the store keeps, and never the invite secret")
-    func listJSON() throws {
+    func listJSON() async throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.inviso(["sessions", "--data", directory.path, "--json"])
+        let run = try await Self.inviso(["sessions", "--data", directory.path, "--json"])
         #expect(run.status == 0, "\(run.transcript)")
         let sessions = try #require(run.json["sessions"] as? [[String: Any]], "\(run.transcript)")
         #expect(sessions.count == 2)
@@ -94,11 +94,11 @@ struct SessionsCLITests {
     }
 
     @Test("The text list is a table with sanitized names; `list` is the default subcommand")
-    func listText() throws {
+    func listText() async throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         for arguments in [["sessions", "--data", directory.path], ["sessions", "list", "--data", directory.path]] {
-            let run = try Self.inviso(arguments)
+            let run = try await Self.inviso(arguments)
             #expect(run.status == 0, "\(run.transcript)")
             let lines = run.stdout.split(separator: "\n")
             #expect(lines.count == 3, "\(run.transcript)")
@@ -111,35 +111,35 @@ struct SessionsCLITests {
     }
 
     @Test("An empty data directory lists nothing and creates no store or key")
-    func emptyDirectory() throws {
+    func emptyDirectory() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "inviso-empty-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.inviso(["sessions", "--data", directory.path], unsetting: ["INVISO_PASSPHRASE"])
+        let run = try await Self.inviso(["sessions", "--data", directory.path], unsetting: ["INVISO_PASSPHRASE"])
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.stdout == "no sessions\n")
-        let json = try Self.inviso(["sessions", "--data", directory.path, "--json"])
+        let json = try await Self.inviso(["sessions", "--data", directory.path, "--json"])
         #expect((json.json["sessions"] as? [Any])?.isEmpty == true, "\(json.transcript)")
         #expect(!FileManager.default.fileExists(atPath: directory.path))
-        let verify = try Self.inviso(["verify", Self.verifiedID, "--data", directory.path])
+        let verify = try await Self.inviso(["verify", Self.verifiedID, "--data", directory.path])
         #expect(verify.status != 0)
         #expect(verify.transcript.contains("no Inviso store"))
     }
 
     @Test("A wrong or missing passphrase fails cleanly, naming INVISO_PASSPHRASE and not the passphrase")
-    func wrongPassphrase() throws {
+    func wrongPassphrase() async throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
         let database = directory.appendingPathComponent(InvisoStore.databaseFileName)
         let before = try Data(contentsOf: database)
-        let wrong = try Self.inviso(
+        let wrong = try await Self.inviso(
             ["sessions", "--data", directory.path, "--json"], environment: ["INVISO_PASSPHRASE": "guess"])
         #expect(wrong.status != 0)
         #expect(
             (wrong.json["error"] as? String)?.contains("INVISO_PASSPHRASE does not open") == true, "\(wrong.transcript)"
         )
         #expect(!wrong.transcript.contains("guess"))
-        let missing = try Self.inviso(["sessions", "--data", directory.path], unsetting: ["INVISO_PASSPHRASE"])
+        let missing = try await Self.inviso(["sessions", "--data", directory.path], unsetting: ["INVISO_PASSPHRASE"])
         #expect(missing.status != 0)
         #expect(missing.transcript.contains("set INVISO_PASSPHRASE"), "\(missing.transcript)")
         #expect(try Data(contentsOf: database) == before)
@@ -147,22 +147,22 @@ struct SessionsCLITests {
     }
 
     @Test("A key-file store opens without a passphrase")
-    func keyFileStore() throws {
+    func keyFileStore() async throws {
         let directory = try Self.makeStore(keySource: .keyFile)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.inviso(
+        let run = try await Self.inviso(
             ["sessions", "--data", directory.path, "--json"], environment: [:], unsetting: ["INVISO_PASSPHRASE"])
         #expect((run.json["sessions"] as? [Any])?.count == 2, "\(run.transcript)")
-        let withPassphrase = try Self.inviso(["sessions", "--data", directory.path])
+        let withPassphrase = try await Self.inviso(["sessions", "--data", directory.path])
         #expect(withPassphrase.status != 0)
         #expect(withPassphrase.transcript.contains("unset INVISO_PASSPHRASE"), "\(withPassphrase.transcript)")
     }
 
     @Test("rename by ID prefix; unknown, ambiguous and empty names are refused")
-    func rename() throws {
+    func rename() async throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.inviso(["sessions", "rename", "5f0c", "Alice (work)", "--data", directory.path, "--json"])
+        let run = try await Self.inviso(["sessions", "rename", "5f0c", "Alice (work)", "--data", directory.path, "--json"])
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.json["renamed"] as? String == Self.verifiedID)
         #expect(run.json["name"] as? String == "Alice (work)")
@@ -170,23 +170,23 @@ struct SessionsCLITests {
         #expect(try store.session(id: Self.verifiedID)?.name == "Alice (work)")
         store.close()
 
-        let unknown = try Self.inviso(["sessions", "rename", "0000", "x", "--data", directory.path, "--json"])
+        let unknown = try await Self.inviso(["sessions", "rename", "0000", "x", "--data", directory.path, "--json"])
         #expect(
             unknown.status != 0 && (unknown.json["error"] as? String)?.contains("no session") == true,
             "\(unknown.transcript)")
-        let short = try Self.inviso(["sessions", "rename", "5f", "x", "--data", directory.path])
+        let short = try await Self.inviso(["sessions", "rename", "5f", "x", "--data", directory.path])
         #expect(short.status != 0)
-        let empty = try Self.inviso(["sessions", "rename", Self.verifiedID, "  ", "--data", directory.path])
+        let empty = try await Self.inviso(["sessions", "rename", Self.verifiedID, "  ", "--data", directory.path])
         #expect(empty.status != 0 && empty.transcript.contains("empty"))
-        let control = try Self.inviso(["sessions", "rename", Self.verifiedID, "a\u{1B}b", "--data", directory.path])
+        let control = try await Self.inviso(["sessions", "rename", Self.verifiedID, "a\u{1B}b", "--data", directory.path])
         #expect(control.status != 0)
     }
 
     @Test("delete removes the session with its messages, identity and keys; the other stays")
-    func delete() throws {
+    func delete() async throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try Self.inviso(["sessions", "delete", Self.verifiedID, "--local", "--data", directory.path])
+        let run = try await Self.inviso(["sessions", "delete", Self.verifiedID, "--local", "--data", directory.path])
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.stdout == "deleted \(Self.verifiedID) (server: skipped)\n")
         let store = try InvisoStore(directory: directory, keySource: .passphrase(Self.passphrase))
@@ -196,23 +196,23 @@ struct SessionsCLITests {
         #expect(try store.pinnedIdentity(sessionID: Self.verifiedID) == nil)
         #expect(try store.secret(kind: .ratchet, sessionID: Self.verifiedID) == nil)
         #expect(try store.sessions().map(\.id) == [Self.pendingID])
-        let again = try Self.inviso(["sessions", "delete", Self.verifiedID, "--data", directory.path, "--json"])
+        let again = try await Self.inviso(["sessions", "delete", Self.verifiedID, "--data", directory.path, "--json"])
         #expect(again.status != 0 && again.json["error"] is String)
     }
 
     @Test("verify prints the stored safety number; a session without one is an error")
-    func verify() throws {
+    func verify() async throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let text = try Self.inviso(["verify", Self.verifiedID, "--data", directory.path])
+        let text = try await Self.inviso(["verify", Self.verifiedID, "--data", directory.path])
         #expect(text.status == 0, "\(text.transcript)")
         #expect(text.stdout.contains(SafetyNumberText.grouped(Self.safetyNumber)))
         #expect(text.stdout.contains("verified"))
-        let json = try Self.inviso(["verify", "5f0c1e", "--data", directory.path, "--json"])
+        let json = try await Self.inviso(["verify", "5f0c1e", "--data", directory.path, "--json"])
         #expect(json.json["safety_number"] as? String == Self.safetyNumber, "\(json.transcript)")
         #expect(json.json["verified"] as? Bool == true)
         #expect(json.json["protocol"] as? String == "v2")
-        let none = try Self.inviso(["verify", Self.pendingID, "--data", directory.path, "--json"])
+        let none = try await Self.inviso(["verify", Self.pendingID, "--data", directory.path, "--json"])
         #expect(none.status != 0)
         #expect((none.json["error"] as? String)?.contains("no safety number") == true, "\(none.transcript)")
     }

@@ -12,10 +12,10 @@ struct SignalCLITests {
     }
 
     /// Runs `inviso signal …` to completion and parses its single JSON line.
-    static func signal(_ arguments: [String]) throws -> Result {
+    static func signal(_ arguments: [String]) async throws -> Result {
         let child = try ChildProcess(try NoiseInteropTests.invisoBinary(), ["signal"] + arguments)
         child.closeInput()
-        let status = child.waitForExit(timeout: 60)
+        let status = await child.waitForExit(timeout: 60)
         if status == nil { child.kill() }
         let json = child.events.last ?? [:]
         return Result(status: status ?? -1, json: json, transcript: child.transcript)
@@ -28,7 +28,7 @@ struct SignalCLITests {
     }
 
     @Test("Two stores exchange messages through the CLI, both directions, from a bundle", arguments: [true, false])
-    func conversation(kyber: Bool) throws {
+    func conversation(kyber: Bool) async throws {
         let root = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let alice = root.appendingPathComponent("alice").path
@@ -36,13 +36,13 @@ struct SignalCLITests {
 
         var initBob = ["init", "--store", bob, "--name", "bob", "--device-id", "2"]
         if !kyber { initBob.append("--no-kyber") }
-        let bobInit = try Self.signal(initBob)
+        let bobInit = try await Self.signal(initBob)
         #expect(bobInit.status == 0, "\(bobInit.transcript)")
-        #expect(try Self.signal(["init", "--store", alice, "--name", "alice"]).status == 0)
+        await #expect(try Self.signal(["init", "--store", alice, "--name", "alice"]).status == 0)
         // A second init refuses to overwrite.
-        #expect(try Self.signal(["init", "--store", alice]).status != 0)
+        await #expect(try Self.signal(["init", "--store", alice]).status != 0)
 
-        let bundle = try Self.signal(["bundle", "--store", bob])
+        let bundle = try await Self.signal(["bundle", "--store", bob])
         #expect(bundle.status == 0, "\(bundle.transcript)")
         let json = bundle.json
         #expect(json["device_id"] as? Int == 2)
@@ -65,7 +65,7 @@ struct SignalCLITests {
         try JSONSerialization.data(withJSONObject: json).write(to: bundleFile)
 
         // Alice → Bob, starting from the bundle.
-        let first = try Self.signal(["encrypt", "--store", alice, "--to", "bob.2", "--bundle", bundleFile.path, "hello bob"])
+        let first = try await Self.signal(["encrypt", "--store", alice, "--to", "bob.2", "--bundle", bundleFile.path, "hello bob"])
         #expect(first.status == 0, "\(first.transcript)")
         #expect(first.json["type"] as? Int == 3)
         let firstBody = try #require(first.json["body"] as? String)
@@ -74,18 +74,18 @@ struct SignalCLITests {
         // A failing decrypt (wrong type) leaves Bob's store byte-identical.
         let storeFile = URL(fileURLWithPath: bob).appendingPathComponent("signal-store.json")
         let before = try Data(contentsOf: storeFile)
-        let wrong = try Self.signal(["decrypt", "--store", bob, "--from", "alice.1", "--type", "2", firstBody])
+        let wrong = try await Self.signal(["decrypt", "--store", bob, "--from", "alice.1", "--type", "2", firstBody])
         #expect(wrong.status != 0)
         #expect(wrong.json["error"] is String)
         #expect(try Data(contentsOf: storeFile) == before)
 
-        let opened = try Self.signal(["decrypt", "--store", bob, "--from", "alice.1", "--type", "3", firstBody])
+        let opened = try await Self.signal(["decrypt", "--store", bob, "--from", "alice.1", "--type", "3", firstBody])
         #expect(opened.status == 0, "\(opened.transcript)")
         #expect(opened.json["plaintext"] as? String == "hello bob")
 
         // Replaying the same message fails and changes nothing.
         let afterFirst = try Data(contentsOf: storeFile)
-        let replay = try Self.signal(["decrypt", "--store", bob, "--from", "alice.1", "--type", "3", firstBody])
+        let replay = try await Self.signal(["decrypt", "--store", bob, "--from", "alice.1", "--type", "3", firstBody])
         #expect(replay.status != 0)
         #expect(try Data(contentsOf: storeFile) == afterFirst)
 
@@ -94,20 +94,20 @@ struct SignalCLITests {
         var to = ("alice", alice, "alice.1")
         for turn in 0..<4 {
             let text = "turn \(turn) from \(from.0) ✓"
-            let sealed = try Self.signal(["encrypt", "--store", from.1, "--to", to.2, text])
+            let sealed = try await Self.signal(["encrypt", "--store", from.1, "--to", to.2, text])
             #expect(sealed.status == 0, "\(sealed.transcript)")
             let type = try #require(sealed.json["type"] as? Int)
             #expect(type == 2 || (from.0 == "alice" && type == 3))
             let body = try #require(sealed.json["body"] as? String)
-            let read = try Self.signal(["decrypt", "--store", to.1, "--from", from.2, "--type", "\(type)", body])
+            let read = try await Self.signal(["decrypt", "--store", to.1, "--from", from.2, "--type", "\(type)", body])
             #expect(read.json["plaintext"] as? String == text, "\(read.transcript)")
             swap(&from, &to)
         }
 
         // Both sides compute the same safety number; versions 1 and 2 agree on the digits.
         for version in ["1", "2"] {
-            let a = try Self.signal(["fingerprint", "--store", alice, "--peer", "bob.2", "--version", version])
-            let b = try Self.signal(["fingerprint", "--store", bob, "--peer", "alice.1", "--version", version])
+            let a = try await Self.signal(["fingerprint", "--store", alice, "--peer", "bob.2", "--version", version])
+            let b = try await Self.signal(["fingerprint", "--store", bob, "--peer", "alice.1", "--version", version])
             let digits = try #require(a.json["fingerprint"] as? String, "\(a.transcript)")
             #expect(digits.count == 60 && digits.allSatisfy(\.isNumber))
             #expect(b.json["fingerprint"] as? String == digits)
@@ -115,14 +115,14 @@ struct SignalCLITests {
     }
 
     @Test("Bad input gives a JSON error and a non-zero exit")
-    func errors() throws {
+    func errors() async throws {
         let root = try Self.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let store = root.appendingPathComponent("s").path
-        let missing = try Self.signal(["bundle", "--store", store])
+        let missing = try await Self.signal(["bundle", "--store", store])
         #expect(missing.status != 0 && missing.json["error"] is String)
-        #expect(try Self.signal(["init", "--store", store, "--device-id", "0"]).status != 0)
-        #expect(try Self.signal(["init", "--store", store]).status == 0)
+        await #expect(try Self.signal(["init", "--store", store, "--device-id", "0"]).status != 0)
+        await #expect(try Self.signal(["init", "--store", store]).status == 0)
         for arguments in [
             ["encrypt", "--store", store, "--to", "nobody.1", "hi"],
             ["encrypt", "--store", store, "--to", "no-device", "hi"],
@@ -131,7 +131,7 @@ struct SignalCLITests {
             ["decrypt", "--store", store, "--from", "x.1", "--type", "3", "RERERA=="],
             ["fingerprint", "--store", store, "--peer", "x.1"],
         ] {
-            let result = try Self.signal(arguments)
+            let result = try await Self.signal(arguments)
             #expect(result.status != 0, "\(arguments)")
             #expect(result.json["error"] is String, "\(arguments): \(result.transcript)")
         }
