@@ -29,7 +29,7 @@ struct ChatClientDirectTests {
     }
 
     static func send(_ client: ChatClient, _ side: String, _ range: Range<Int>) async throws {
-        for index in range { _ = try await client.send(text: ChatFixture.text(side, index)) }
+        try await ChatFixture.send(client, side, range)
     }
 
     static func onDirect(_ log: ChatEventLog) -> Bool { log.all.contains(.path(.direct)) }
@@ -56,17 +56,7 @@ struct ChatClientDirectTests {
             #expect(alice.1.all.contains { if case .transportCandidates(let c) = $0 { c.allSatisfy { $0.host == "127.0.0.1" } && !c.isEmpty } else { false } })
             let relayFramesBefore = capture.count(on: .relay)
             let count = 1_000
-            async let a: Void = Self.send(alice.0, "alice", 0..<count)
-            async let b: Void = Self.send(bob.0, "bob", 0..<count)
-            _ = try await (a, b)
-            try await bob.1.wait("alice's messages") { $0.messages.count >= count }
-            try await alice.1.wait("bob's messages") { $0.messages.count >= count }
-            try await alice.1.wait("alice's delivery reports") { $0.delivered.count >= count }
-            try await bob.1.wait("bob's delivery reports") { $0.delivered.count >= count }
-            ChatFixture.expectMessages(bob.1, (0..<count).map { ChatFixture.text("alice", $0) })
-            ChatFixture.expectMessages(alice.1, (0..<count).map { ChatFixture.text("bob", $0) })
-            #expect(alice.1.delivered == Array(1...UInt64(count)))
-            #expect(bob.1.delivered == Array(1...UInt64(count)))
+            try await ChatFixture.exchange(alice, bob, count: count)
             // The messages went direct, not through the server, and no frame on either path
             // holds a plaintext.
             #expect(capture.count(on: .direct) > 2 * count)

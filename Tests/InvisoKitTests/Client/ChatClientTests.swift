@@ -21,7 +21,7 @@ struct ChatClientTests {
     }
 
     static func send(_ client: ChatClient, _ side: String, _ range: Range<Int>) async throws {
-        for index in range { _ = try await client.send(text: ChatFixture.text(side, index)) }
+        try await ChatFixture.send(client, side, range)
     }
 
     @Test func invitePairsV2AndCarriesAThousandMessagesEachWay() async throws {
@@ -36,17 +36,7 @@ struct ChatClientTests {
             #expect(await bob.0.state == .active)
             #expect(alice.1.all.contains(.path(.relay)))
             let count = 1_000
-            async let a: Void = Self.send(alice.0, "alice", 0..<count)
-            async let b: Void = Self.send(bob.0, "bob", 0..<count)
-            _ = try await (a, b)
-            try await bob.1.wait("alice's messages") { $0.messages.count >= count }
-            try await alice.1.wait("bob's messages") { $0.messages.count >= count }
-            try await alice.1.wait("alice's delivery reports") { $0.delivered.count >= count }
-            try await bob.1.wait("bob's delivery reports") { $0.delivered.count >= count }
-            ChatFixture.expectMessages(bob.1, (0..<count).map { ChatFixture.text("alice", $0) })
-            ChatFixture.expectMessages(alice.1, (0..<count).map { ChatFixture.text("bob", $0) })
-            #expect(alice.1.delivered == Array(1...UInt64(count)))
-            #expect(bob.1.delivered == Array(1...UInt64(count)))
+            try await ChatFixture.exchange(alice, bob, count: count)
             // The relay carried thousands of frames and none holds a plaintext.
             #expect(capture.all.count > 2 * count)
             #expect(!capture.contains(Array("alice-message-".utf8)) && !capture.contains(Array("bob-message-".utf8)))

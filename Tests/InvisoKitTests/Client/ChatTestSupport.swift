@@ -135,6 +135,29 @@ enum ChatFixture {
 
     static func text(_ side: String, _ index: Int) -> String { "\(side)-message-\(index)" }
 
+    /// Queues messages `range` of `side`.
+    static func send(_ client: ChatClient, _ side: String, _ range: Range<Int>) async throws {
+        for index in range { _ = try await client.send(text: text(side, index)) }
+    }
+
+    /// `count` messages each way at once; every one arrives once, in order, and is
+    /// reported delivered.
+    static func exchange(
+        _ alice: (ChatClient, ChatEventLog), _ bob: (ChatClient, ChatEventLog), count: Int
+    ) async throws {
+        async let a: Void = send(alice.0, "alice", 0..<count)
+        async let b: Void = send(bob.0, "bob", 0..<count)
+        _ = try await (a, b)
+        try await bob.1.wait("alice's messages") { $0.messages.count >= count }
+        try await alice.1.wait("bob's messages") { $0.messages.count >= count }
+        try await alice.1.wait("alice's delivery reports") { $0.delivered.count >= count }
+        try await bob.1.wait("bob's delivery reports") { $0.delivered.count >= count }
+        expectMessages(bob.1, (0..<count).map { text("alice", $0) })
+        expectMessages(alice.1, (0..<count).map { text("bob", $0) })
+        #expect(alice.1.delivered == Array(1...UInt64(count)))
+        #expect(bob.1.delivered == Array(1...UInt64(count)))
+    }
+
     /// Expects exactly `texts`, in order, with ids 1…n.
     static func expectMessages(
         _ log: ChatEventLog, _ texts: [String], sourceLocation: SourceLocation = #_sourceLocation
