@@ -207,6 +207,9 @@ extension ChatClient {
                 frameTap?(transport.path, frame)
                 do { try await transport.send(frame) } catch { return }
             }
+            // The sends above suspend: a close() meanwhile empties the queue (found by
+            // `inviso bench chat`, which leaves right after the first message).
+            guard state != .closed, !control.isEmpty else { return }
             control.removeFirst()
         }
         guard let channel, channel.canSeal, transport.path != .relay || peerPresent else { return }
@@ -270,6 +273,7 @@ extension ChatClient {
         while let frame = v1Unsent.first, state != .closed, sendPath === transport {
             frameTap?(transport.path, frame)
             do { try await transport.send(frame) } catch { return }
+            guard !v1Unsent.isEmpty else { return }
             v1Unsent.removeFirst()
         }
     }
