@@ -62,10 +62,6 @@ enum ChatEventJSON {
         JSONLines.object(["event": .string("warning"), "warning": .string(warning.description)])
     }
 
-    static func error(_ error: any Error) -> String {
-        JSONLines.object(["event": .string("error"), "error": .string(JSONLines.describe(error))])
-    }
-
     static func closed(_ reason: ChatCloseReason) -> String {
         JSONLines.object(["event": .string("closed"), "reason": .string(reason.rawValue)])
     }

@@ -62,9 +62,7 @@ struct ChatScreen {
     }
 
     private func statusLine() -> String {
-        let text = TerminalText.fit(status, columns: columns)
-        let padding = String(repeating: " ", count: max(0, columns - TerminalText.width(of: text)))
-        return "\u{1B}[\(rows - 1);1H\u{1B}[2K\u{1B}[7m\(text)\(padding)\u{1B}[0m"
+        "\u{1B}[\(rows - 1);1H\u{1B}[2K\u{1B}[7m\(TerminalText.filled(status, columns: columns))\u{1B}[0m"
     }
 
     /// The prompt and the part of the input around the cursor that fits; the cursor is

@@ -135,7 +135,7 @@ struct ChatLoop {
 
     func fail(_ error: any Error) {
         switch mode {
-        case .script: JSONLines.emitLine(ChatEventJSON.error(error))
+        case .script: JSONLines.emitError(error)
         case .interactive, .plain: FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
         }
     }
@@ -155,7 +155,7 @@ struct ChatLoop {
             case .keys(let bytes):
                 for edit in editor.feed(bytes) {
                     switch edit {
-                    case .edited: redraw { screen, editor in screen.edited(editor) }
+                    case .edited: if let screen { write(screen.edited(editor)) }
                     case .submitted(let line): await submit(line)
                     case .interrupted, .endOfInput: await leave()
                     }
@@ -219,7 +219,7 @@ struct ChatLoop {
             if mode == .script { JSONLines.emitLine(ChatEventJSON.warning(warning)) } else { show("* warning: \(warning)") }
         case .error(let error):
             exitCode = 1
-            if mode == .script { JSONLines.emitLine(ChatEventJSON.error(error)) } else { show("* error: \(error)") }
+            if mode == .script { JSONLines.emitError(error) } else { show("* error: \(error)") }
         case .closed(let reason):
             if reason != .left && reason != .peerLeft { exitCode = 1 }
             if mode == .script { JSONLines.emitLine(ChatEventJSON.closed(reason)) } else { show("* closed: \(reason)") }
@@ -264,7 +264,7 @@ struct ChatLoop {
             let id = try await client.send(text: line)
             if mode == .script { JSONLines.emitLine(ChatEventJSON.sent(id: id)) } else if mode == .interactive { show("you: " + line) }
         } catch {
-            if mode == .script { JSONLines.emitLine(ChatEventJSON.error(error)) } else { show("* not sent: \(error)") }
+            if mode == .script { JSONLines.emitError(error) } else { show("* not sent: \(error)") }
         }
     }
 
@@ -343,7 +343,7 @@ struct ChatLoop {
             await leave()
         } else if let deadline = lingerDeadline, ContinuousClock.now >= deadline {
             if mode == .script {
-                JSONLines.emitLine(ChatEventJSON.error(CLIError("\(undelivered) messages were not acknowledged")))
+                JSONLines.emitError(CLIError("\(undelivered) messages were not acknowledged"))
             }
             exitCode = 1
             await leave()
@@ -387,11 +387,6 @@ struct ChatLoop {
         case .plain:
             write(TerminalText.clean(line) + "\n")
         }
-    }
-
-    private func redraw(_ draw: (ChatScreen, LineEditor) -> String) {
-        guard let screen else { return }
-        write(draw(screen, editor))
     }
 
     private func write(_ text: String) {

@@ -34,13 +34,10 @@ struct ChatStatusLine: Sendable, Hashable {
         }
     }
 
-    /// ``text`` cut or padded with spaces to exactly `width` characters (a cut ends in `…`,
-    /// or `.` in ASCII mode), for a line that fills the terminal.
+    /// ``text`` cut or padded with spaces to exactly `width` columns (a cut ends in `…`, or
+    /// `.` in ASCII mode), for a line that fills the terminal.
     func fitted(width: Int) -> String {
-        guard width > 0 else { return "" }
-        let characters = Array(text)
-        if characters.count <= width { return text + String(repeating: " ", count: width - characters.count) }
-        return String(characters.prefix(width - 1)) + (ascii ? "." : "…")
+        TerminalText.filled(text, columns: width, ellipsis: ascii ? "." : "…")
     }
 
     /// ``fitted(width:)`` in reverse video (ANSI `SGR 7`), for drawing on a terminal.

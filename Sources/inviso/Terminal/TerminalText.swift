@@ -72,19 +72,26 @@ enum TerminalText {
         text.reduce(0) { $0 + width(of: $1) }
     }
 
-    /// The longest prefix of `text` that fits in `columns`, with "…" when cut.
-    static func fit(_ text: String, columns: Int) -> String {
+    /// The longest prefix of `text` that fits in `columns`, with `ellipsis` when cut.
+    static func fit(_ text: String, columns: Int, ellipsis: String = "…") -> String {
         guard columns > 0 else { return "" }
         guard width(of: text) > columns else { return text }
         var result = ""
         var used = 0
         for character in text {
             let next = width(of: character)
-            if used + next > columns - 1 { break }
+            if used + next > columns - width(of: ellipsis) { break }
             result.append(character)
             used += next
         }
-        return result + "…"
+        return result + ellipsis
+    }
+
+    /// ``fit(_:columns:ellipsis:)`` padded with spaces to exactly `columns` columns (a line
+    /// that fills the terminal, such as the status line).
+    static func filled(_ text: String, columns: Int, ellipsis: String = "…") -> String {
+        let fitted = fit(text, columns: columns, ellipsis: ellipsis)
+        return fitted + String(repeating: " ", count: max(0, columns - width(of: fitted)))
     }
 
     /// The last characters of `text` that fit in `columns` (what an input line shows
