@@ -21,7 +21,7 @@ struct EraseAllCommand: ParsableCommand {
     var yes = false
 
     func run() throws {
-        let directory = URL(fileURLWithPath: data ?? DataDirectory.defaultPath)
+        let directory = DataDirectory.url(data)
         let meshFiles = [MeshStateFile.keyFile, MeshStateFile.identityFile, MeshStateFile.outboxFile]
         let present = (InvisoStore.fileNames + meshFiles).filter {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)

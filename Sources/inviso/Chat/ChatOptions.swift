@@ -27,7 +27,7 @@ struct ChatOptions: ParsableArguments {
     var linger: Int = 30
 
     /// The data directory.
-    var directory: URL { URL(fileURLWithPath: data ?? DataDirectory.defaultPath) }
+    var directory: URL { DataDirectory.url(data) }
 
     /// The engine's configuration from these options and the environment.
     func configuration(environment: [String: String]) throws -> ChatClient.Configuration {

@@ -12,7 +12,7 @@ struct SessionStoreOptions: ParsableArguments {
     var json = false
 
     /// The data directory.
-    var directory: URL { URL(fileURLWithPath: data ?? DataDirectory.defaultPath) }
+    var directory: URL { DataDirectory.url(data) }
 
     /// Opens the store in ``directory`` with the master key from the environment
     /// (`INVISO_PASSPHRASE`, else the key file), or returns `nil` when no store exists there —

@@ -16,4 +16,9 @@ enum DataDirectory {
         return URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share/inviso").path
         #endif
     }
+
+    /// `--data` when given, else ``defaultPath``.
+    static func url(_ data: String?) -> URL {
+        URL(fileURLWithPath: data ?? defaultPath)
+    }
 }
