@@ -1,6 +1,7 @@
 public import Crypto
 public import InvisoCrypto
 import InvisoSignal
+public import InvisoNoise
 public import InvisoWire
 
 /// The v1 ``SecureChannel``, compatible with the shipped iOS app: each side sends
@@ -41,6 +42,35 @@ public struct V1SecureChannel: SecureChannel {
         self.roomID = roomID
         self.privateKey = privateKey
         self.timestamp = timestamp
+    }
+
+    /// Restores an established channel (a resumed session, ``ChatSessionSnapshot``): the
+    /// session key is derived again from `privateKey` and `peerPublicKey`; the key exchange
+    /// is not sent again.
+    ///
+    /// - Throws: ``SecureChannelError/invalidPeerKey`` when the keys give no session key.
+    public init(
+        restoring role: V1Channel.Role, roomID: String, privateKey: Curve25519.KeyAgreement.PrivateKey,
+        peerPublicKey: [UInt8], sentCount: UInt64, window: ReplayWindow, timestamp: @escaping @Sendable () -> Double
+    ) throws(SecureChannelError) {
+        self.init(role: role, roomID: roomID, privateKey: privateKey, timestamp: timestamp)
+        let sessionKey: SecretBytes
+        do {
+            sessionKey = try V1Channel.sessionKey(privateKey: privateKey, peerPublicKey: peerPublicKey)
+        } catch {
+            throw .invalidPeerKey
+        }
+        sentKeyExchange = true
+        self.peerPublicKey = peerPublicKey
+        channel = V1Channel(sessionKey: sessionKey, role: role, sentCount: sentCount, window: window)
+        directPathKey = Self.directPathKey(sessionKey: sessionKey)
+    }
+
+    /// What a resumed session needs besides the private key, once established: the peer's
+    /// key, how many frames were sealed, which were opened.
+    public var resumeState: (peerPublicKey: [UInt8], sentCount: UInt64, window: ReplayWindow)? {
+        guard let channel, let peerPublicKey else { return nil }
+        return (peerPublicKey, channel.sentCount, channel.replayWindow)
     }
 
     /// ``ChatProtocolVersion/v1``.

@@ -45,6 +45,14 @@ public struct V2SecureChannel: SecureChannel {
         self.random = generator
     }
 
+    /// Restores an established channel from its session (a resumed session,
+    /// ``ChatSessionSnapshot``).
+    public init(restoring session: V2Session, random: some RandomNumberGenerator & Sendable) {
+        phase = .established(session)
+        self.random = AnyGenerator(generator: random)
+        heardFromPeer = true
+    }
+
     /// ``ChatProtocolVersion/v2``.
     public var version: ChatProtocolVersion { .v2 }
 

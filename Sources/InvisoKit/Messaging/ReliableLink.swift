@@ -75,6 +75,66 @@ public struct ReliableLink: Sendable {
         self.configuration = configuration
     }
 
+    // MARK: - Storage
+
+    /// What a resumed session needs of a link (``ChatSessionSnapshot``).
+    public struct Snapshot: Sendable, Hashable {
+        /// ``ReliableLink/nextSeq``.
+        public var nextSeq: UInt64
+        /// ``ReliableLink/peerAck``.
+        public var peerAck: UInt64
+        /// ``ReliableLink/delivered``.
+        public var delivered: UInt64
+        /// The unacknowledged payloads, oldest first: seq `peerAck + 1`, `peerAck + 2`, …
+        public var unacknowledged: [[UInt8]]
+        /// Messages received ahead of a gap, by seq.
+        public var reordered: [UInt64: [UInt8]]
+
+        /// A snapshot with these fields.
+        public init(
+            nextSeq: UInt64, peerAck: UInt64, delivered: UInt64, unacknowledged: [[UInt8]], reordered: [UInt64: [UInt8]]
+        ) {
+            self.nextSeq = nextSeq
+            self.peerAck = peerAck
+            self.delivered = delivered
+            self.unacknowledged = unacknowledged
+            self.reordered = reordered
+        }
+    }
+
+    /// The link's state for storage.
+    public var snapshot: Snapshot {
+        Snapshot(
+            nextSeq: nextSeq, peerAck: peerAck, delivered: delivered, unacknowledged: unacknowledged.map(\.payload),
+            reordered: reorderBuffer)
+    }
+
+    /// Restores a link from a ``snapshot``: every unacknowledged message counts as unsent
+    /// (the next ``takeTransmissions()`` returns them), and an ack is owed (the peer may
+    /// have missed the last one).
+    ///
+    /// - Throws: ``ReliableError/malformedRecord`` for an inconsistent snapshot (`nextSeq`
+    ///   0, `peerAck` not below `nextSeq`, an outbox whose size does not match, more than
+    ///   ``Configuration/outboxLimit`` messages, a reordered seq not beyond `delivered + 1`
+    ///   or outside the reorder window).
+    public init(configuration: Configuration = Configuration(), restoring snapshot: Snapshot) throws(ReliableError) {
+        guard snapshot.nextSeq > 0, snapshot.peerAck < snapshot.nextSeq,
+            UInt64(snapshot.unacknowledged.count) == snapshot.nextSeq - 1 - snapshot.peerAck,
+            snapshot.unacknowledged.count <= configuration.outboxLimit,
+            snapshot.reordered.keys.allSatisfy({
+                $0 > snapshot.delivered &+ 1 && $0 > snapshot.delivered && $0 - snapshot.delivered <= configuration.reorderWindow
+            })
+        else { throw .malformedRecord }
+        self.configuration = configuration
+        nextSeq = snapshot.nextSeq
+        peerAck = snapshot.peerAck
+        delivered = snapshot.delivered
+        outbox = snapshot.unacknowledged.enumerated().map { Outgoing(seq: snapshot.peerAck + 1 + UInt64($0), payload: $1) }
+        transmitted = snapshot.peerAck
+        reorderBuffer = snapshot.reordered
+        ackOwed = snapshot.delivered > 0
+    }
+
     // MARK: - Sending
 
     /// Puts a message in the outbox and returns its sequence number (its id).

@@ -1,6 +1,6 @@
 public import Crypto
 public import InvisoCrypto
-import InvisoNoise
+public import InvisoNoise
 
 /// Inviso E2EE v1 exactly as the shipped iOS app speaks it, with the fixes that keep its
 /// bytes (see `docs/protocol.md`, "v1"):
@@ -72,6 +72,17 @@ public struct V1Channel: Sendable {
         }
         expander = prk.withUnsafeBytes { HMACSHA256(key: $0) }
     }
+
+    /// A channel on an established session key, restored with its counters (a resumed
+    /// session): `sentCount` messages already sealed, `window` the frames already opened.
+    public init(sessionKey: SecretBytes, role: Role, sentCount: UInt64, window: ReplayWindow) {
+        self.init(sessionKey: sessionKey, role: role)
+        sendCounter = sentCount
+        self.window = window
+    }
+
+    /// The counters of the frames already opened (for storage).
+    public var replayWindow: ReplayWindow { window }
 
     /// How many messages this side has sealed.
     public var sentCount: UInt64 { sendCounter }

@@ -29,7 +29,8 @@ public struct V2Session: Sendable {
     public let role: V2Pairing.Role
     var state: SessionState
     /// The key that authenticates the direct path (`docs/protocol.md`, "Direct-path key");
-    /// `nil` for a session restored from storage, which does not keep it.
+    /// `nil` for a session restored by ``init(serialized:)`` alone, which does not keep it
+    /// (``ChatSessionSnapshot`` keeps it beside the session).
     public let directPathKey: SecretBytes?
 
     init(role: V2Pairing.Role, state: SessionState, directPathKey: SecretBytes? = nil) {

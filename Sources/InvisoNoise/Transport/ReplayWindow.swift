@@ -16,6 +16,24 @@ public struct ReplayWindow: Sendable, Hashable {
         self.bits = [UInt64](repeating: 0, count: size / 64)
     }
 
+    /// Restores a window from ``highestAccepted`` and ``words`` (for storage).
+    ///
+    /// - Returns: `nil` unless `size` is a positive multiple of 64 and `words` has
+    ///   `size / 64` entries, all zero when `highest` is `nil`.
+    public init?(size: Int, highest: UInt64?, words: [UInt64]) {
+        guard size > 0, size % 64 == 0, words.count == size / 64 else { return nil }
+        guard highest != nil || words.allSatisfy({ $0 == 0 }) else { return nil }
+        self.size = size
+        self.highest = highest
+        self.bits = words
+    }
+
+    /// The highest nonce accepted so far (`nil` before the first).
+    public var highestAccepted: UInt64? { highest }
+
+    /// The window's bitmap, `size / 64` words (for storage with ``init(size:highest:words:)``).
+    public var words: [UInt64] { bits }
+
     /// Whether `nonce` would be accepted.
     public func check(_ nonce: UInt64) -> Bool {
         guard let highest else { return true }
