@@ -55,6 +55,7 @@ extension ChatClient {
             return
         }
         apply(actions)
+        resumeStateChanged()
     }
 
     /// Carries out a channel's actions in order.
@@ -82,6 +83,7 @@ extension ChatClient {
 
     func established() {
         guard let channel, state != .closed else { return }
+        resumeStateChanged()
         pairingTimer?.cancel()
         state = .active
         updateStoredSession { $0.state = .active }
@@ -228,24 +230,38 @@ extension ChatClient {
         else { return }
         ackForced = false
         if let frame = try? self.channel!.seal(.ack(ack)) {
+            saveResumeState()
             frameTap?(transport.path, frame)
             try? await transport.send(frame)
         }
     }
 
+    /// Seals a whole batch first (an owed ack between messages, so that a long outbox
+    /// never holds acks back and the peer does not time out and resend), saves the
+    /// session's state once, then sends: a frame only goes out once the ratchet state that
+    /// sealed it is stored, so a resumed session never seals with the same keys again.
     private func sendMessagesV2(on transport: any FrameTransport) async {
         while state != .closed, sendPath === transport {
             let batch = link.takeTransmissions()
             guard !batch.isEmpty else { return }
+            var frames: [[UInt8]] = []
+            frames.reserveCapacity(batch.count)
             for message in batch {
-                guard state != .closed, sendPath === transport, self.channel != nil else { return }
-                // Acks go between messages, so that a long outbox never holds them back
-                // (the peer would time out and resend).
-                await sendAckIfDue(on: transport)
-                let frame: [UInt8]
+                guard self.channel != nil else { return }
+                if link.isAckOwed, ackForced || link.isAckDue, let ack = link.takeAck() {
+                    ackForced = false
+                    if let frame = try? self.channel!.seal(.ack(ack)) { frames.append(frame) }
+                }
                 do {
-                    frame = try self.channel!.seal(.data(seq: message.seq, payload: message.payload))
+                    frames.append(try self.channel!.seal(.data(seq: message.seq, payload: message.payload)))
                 } catch {
+                    link.retransmitAll()
+                    return
+                }
+            }
+            saveResumeState()
+            for frame in frames {
+                guard state != .closed, sendPath === transport else {
                     link.retransmitAll()
                     return
                 }
@@ -269,6 +285,7 @@ extension ChatClient {
             else { break }
             _ = try? link.acknowledge(message.seq)
             v1Unsent.append(frame)
+            resumeStateChanged()
         }
         while let frame = v1Unsent.first, state != .closed, sendPath === transport {
             frameTap?(transport.path, frame)

@@ -189,7 +189,7 @@ extension ChatClient {
             if let roomID { try? await api.deleteRoom(roomID: roomID, deviceID: deviceID) }
             _ = try? await api.purge(deviceIDs: [deviceID])
         }
-        if let store, let sessionID {
+        if let store, let sessionID, reason != .suspended {
             try? store.leaveSession(id: sessionID)
         }
         // Cancelled only now: close() may run in one of these tasks (the pairing timer,

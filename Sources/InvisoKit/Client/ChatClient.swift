@@ -84,6 +84,8 @@ public actor ChatClient {
     var ackTimer: Task<Void, Never>?
     var ackForced = false
     var pairingTimer: Task<Void, Never>?
+    /// A save of the resumable state is scheduled (`ChatClient+Resume.swift`).
+    var resumeSavePending = false
 
     /// A handshake frame or signaling message waiting to go out, in order.
     enum ControlItem: Sendable {
@@ -247,6 +249,7 @@ public actor ChatClient {
         if let kind = Self.storedKind(payload) {
             storeMessage(id: "s\(id)", direction: .sent, kind: kind, payload: payload)
         }
+        resumeStateChanged()
         schedulePump()
         return id
     }

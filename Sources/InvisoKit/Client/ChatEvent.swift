@@ -96,6 +96,8 @@ public enum ChatCloseReason: String, Sendable, Hashable, CustomStringConvertible
     case expired
     /// The signaling connection could not be restored.
     case connectionLost
+    /// ``ChatClient/suspend()`` was called: the session stays stored and resumable.
+    case suspended
 
     public var description: String { rawValue }
 }

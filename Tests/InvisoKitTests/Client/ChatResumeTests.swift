@@ -1,0 +1,88 @@
+import Crypto
+import Foundation
+import InvisoCrypto
+@testable import InvisoKit
+import InvisoServer
+import InvisoStore
+import InvisoTesting
+import Testing
+
+@Suite("ChatClient resume against the real server", .timeLimit(.minutes(3)))
+struct ChatResumeTests {
+    static func store(_ directory: URL) throws -> InvisoStore {
+        try InvisoStore(directory: directory, keySource: .key(.init(size: .bits256)))
+    }
+
+    /// Alice's process "dies" (its client suspends: signaling closed, no leave) with a
+    /// message possibly in flight; Bob keeps sending; a new client on Alice's store
+    /// resumes. Both ways continue with every message once, in order, ids continuing, and
+    /// the ratchet still verifying; leaving afterwards wipes the stored state.
+    @Test func aResumedSessionContinuesBothWays() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Self.store(directory)
+        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+            let alice = ChatFixture.client(server, seed: 1, store: store)
+            let bob = ChatFixture.client(server, seed: 2)
+            let invite = try await alice.0.invite()
+            try await bob.0.join(invite.text)
+            let security = try await alice.1.waitForSecurity()
+            try await ChatFixture.exchange(alice, bob, count: 3)
+            let sessionID = try #require(await alice.0.sessionID)
+            #expect(try store.secret(kind: .ratchet, sessionID: sessionID) != nil)
+
+            _ = try await alice.0.send(text: ChatFixture.text("alice", 3))
+            await alice.0.suspend()
+            try await alice.1.wait("the suspension") { $0.closeReason == .suspended }
+            #expect(try store.session(id: sessionID)?.state == .active)
+            try await ChatFixture.send(bob.0, "bob", 3..<5)
+
+            let resumed = ChatFixture.client(server, seed: 3, store: store)
+            try await resumed.0.resume(sessionID: sessionID)
+            #expect(await resumed.0.sessionID == sessionID)
+            try await ChatFixture.send(resumed.0, "alice", 4..<6)
+            try await bob.1.wait("alice's messages") { $0.messages.count >= 6 }
+            try await resumed.1.wait("bob's messages") { $0.messages.count >= 2 }
+            try await bob.1.wait("bob's delivery reports") { $0.delivered.count >= 5 }
+            try await resumed.1.wait("alice's delivery reports") { Set($0.delivered).isSuperset(of: [5, 6]) }
+            try await ChatFixture.send(bob.0, "bob", 5..<6)
+            try await resumed.1.wait("bob's last message") { $0.messages.count >= 3 }
+
+            ChatFixture.expectMessages(bob.1, (0..<6).map { ChatFixture.text("alice", $0) })
+            let after = resumed.1.messages
+            #expect(after.map(\.id) == [4, 5, 6])
+            #expect(after.map(\.payload) == (3..<6).map { ChatPayload.text(ChatFixture.text("bob", $0)) })
+            #expect(bob.1.delivered == Array(1...5))
+            let resumedSecurity = try #require(await resumed.0.security)
+            #expect(resumedSecurity.isVerified && resumedSecurity.safetyNumber == security.safetyNumber)
+            #expect(resumed.1.errors.isEmpty && bob.1.errors.isEmpty)
+
+            await resumed.0.leave()
+            #expect(try store.secret(kind: .ratchet, sessionID: sessionID) == nil)
+            #expect(try store.session(id: sessionID)?.state == .closed)
+            await bob.0.leave()
+        }
+        store.close()
+    }
+
+    @Test func resumingNeedsStoredState() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Self.store(directory)
+        try await KitTestServer.with { server in
+            let (noStore, _) = ChatFixture.client(server, seed: 1)
+            await #expect(throws: ChatError.storage) { try await noStore.resume(sessionID: "none") }
+            let (client, _) = ChatFixture.client(server, seed: 2, store: store)
+            await #expect(throws: ChatError.storage) { try await client.resume(sessionID: "none") }
+            // A session whose state does not parse.
+            let session = StoredSession(
+                id: "S1", createdAt: Date(), state: .active, lifetime: .oneDay, name: "", serverURL: "",
+                joinCode: nil, roomID: nil, deviceID: nil, protocolVersion: 2)
+            try store.saveSession(session)
+            try store.saveSecret(SecretBytes([1, 2, 3]), kind: .ratchet, sessionID: "S1")
+            await #expect(throws: ChatError.storage) { try await client.resume(sessionID: "S1") }
+            #expect(await client.state == .idle)
+        }
+        store.close()
+    }
+}
