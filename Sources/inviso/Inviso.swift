@@ -8,7 +8,7 @@ struct Inviso: AsyncParsableCommand {
         commandName: "inviso",
         abstract: "Inviso command-line tools.",
         subcommands: [
-            InviteCommand.self, JoinCommand.self, ServeCommand.self, MeshCommand.self, NoiseCommand.self, SignalCommand.self, SessionsCommand.self,
+            InviteCommand.self, JoinCommand.self, ResumeCommand.self, ServeCommand.self, MeshCommand.self, NoiseCommand.self, SignalCommand.self, SessionsCommand.self,
             VerifyCommand.self, EraseAllCommand.self, BenchCommand.self, QRCommand.self,
         ]
     )

@@ -128,6 +128,55 @@ struct ChatCLITests {
         #expect(delete.events.first?["server"] as? String == "purged", "\(delete.transcript)")
     }
 
+    @Test("resume: a killed chat process is resumed from its store; nothing lost or repeated, still verified")
+    func resumeAfterKill() async throws {
+        let (binary, root, server, url) = try await Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let aliceData = root.appendingPathComponent("alice").path
+        let (alice, invite) = try await Self.invite(binary, url, ["--data", aliceData])
+        defer { alice.kill() }
+        let inviteText = try #require(invite["invite"] as? String)
+        let bob = try ChildProcess(binary, ["join", inviteText, "--json", "--server", url, "--ephemeral"])
+        defer { bob.kill() }
+        for process in [alice, bob] {
+            _ = try #require(
+                await process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
+        }
+        alice.write("a1\n")
+        bob.write("b1\n")
+        #expect(Self.waitForTexts(bob, count: 1) == ["a1"], "\(bob.transcript)")
+        #expect(Self.waitForTexts(alice, count: 1) == ["b1"], "\(alice.transcript)")
+        for process in [alice, bob] {
+            _ = try #require(
+                await process.waitForEvent(timeout: 60) { $0["event"] as? String == "delivered" }, "\(process.transcript)")
+        }
+        alice.kill()  // SIGKILL: no leave, the stored state stays
+        bob.write("b2\n")
+
+        let list = try ChildProcess(binary, ["sessions", "--json", "--data", aliceData])
+        #expect(await list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
+        let sessions = try #require(list.events.first?["sessions"] as? [[String: Any]], "\(list.transcript)")
+        let id = try #require(sessions.first?["id"] as? String)
+        let resumed = try ChildProcess(binary, ["resume", id, "--json", "--server", url, "--data", aliceData])
+        defer { resumed.kill() }
+        let connected = try #require(
+            await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(resumed.transcript)")
+        #expect(connected["protocol"] as? String == "v2" && connected["verified"] as? Bool == true)
+        resumed.write("a2\n")
+        #expect(Self.waitForTexts(bob, count: 2) == ["a1", "a2"], "\(bob.transcript)")
+        #expect(Self.waitForTexts(resumed, count: 1) == ["b2"], "\(resumed.transcript)")
+        let sent = try #require(
+            await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "sent" }, "\(resumed.transcript)")
+        #expect(sent["id"] as? Int == 2)
+
+        bob.closeInput()
+        #expect(await bob.waitForExit(timeout: 60) == 0, "\(bob.transcript)")
+        let closed = await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }
+        #expect(closed?["reason"] as? String == "peerLeft", "\(resumed.transcript)")
+        #expect(await resumed.waitForExit(timeout: 30) == 0, "\(resumed.transcript)")
+        #expect(Self.texts(resumed) == ["b2"] && Self.texts(bob) == ["a1", "a2"])
+    }
+
     @Test("v1: a bare six-digit code joins unverified with a warning; messages flow both ways")
     func bareCodeIsV1() async throws {
         let (binary, root, server, url) = try await Self.setUp()
