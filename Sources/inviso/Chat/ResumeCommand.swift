@@ -19,6 +19,12 @@ struct ResumeCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ChatOptions
 
+    func validate() throws {
+        try options.validate()
+        if options.ephemeral { throw ValidationError("an ephemeral session keeps nothing and cannot be resumed") }
+        if options.name != nil { throw ValidationError("--name: rename a stored session with `inviso sessions rename`") }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let configuration = try options.configuration(environment: environment)
