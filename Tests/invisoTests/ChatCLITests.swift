@@ -50,12 +50,14 @@ struct ChatCLITests {
         process.events.filter { $0["event"] as? String == "message" }.compactMap { $0["text"] as? String }
     }
 
-    static func waitForTexts(_ process: ChildProcess, count: Int, timeout: TimeInterval = 60) -> [String] {
+    /// Polls with `Task.sleep`: a blocking sleep would hold one of the cooperative pool's
+    /// few threads.
+    static func waitForTexts(_ process: ChildProcess, count: Int, timeout: TimeInterval = 60) async -> [String] {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline {
             let texts = texts(process)
             if texts.count >= count { return texts }
-            Thread.sleep(forTimeInterval: 0.05)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return texts(process)
     }
@@ -86,8 +88,8 @@ struct ChatCLITests {
         let fromBob = (1...50).map { "bob says \($0)" }
         for line in fromAlice { alice.write(line + "\n") }
         for line in fromBob { bob.write(line + "\n") }
-        #expect(Self.waitForTexts(bob, count: 50) == fromAlice, "\(bob.transcript)")
-        #expect(Self.waitForTexts(alice, count: 50) == fromBob, "\(alice.transcript)")
+        #expect(await Self.waitForTexts(bob, count: 50) == fromAlice, "\(bob.transcript)")
+        #expect(await Self.waitForTexts(alice, count: 50) == fromBob, "\(alice.transcript)")
         // Every message sent got an id and was acknowledged.
         let deadline = Date(timeIntervalSinceNow: 60)
         while Date() < deadline, alice.events.filter({ $0["event"] as? String == "delivered" }).count < 50 {
@@ -144,8 +146,8 @@ struct ChatCLITests {
         }
         alice.write("a1\n")
         bob.write("b1\n")
-        #expect(Self.waitForTexts(bob, count: 1) == ["a1"], "\(bob.transcript)")
-        #expect(Self.waitForTexts(alice, count: 1) == ["b1"], "\(alice.transcript)")
+        #expect(await Self.waitForTexts(bob, count: 1) == ["a1"], "\(bob.transcript)")
+        #expect(await Self.waitForTexts(alice, count: 1) == ["b1"], "\(alice.transcript)")
         for process in [alice, bob] {
             _ = try #require(
                 await process.waitForEvent(timeout: 60) { $0["event"] as? String == "delivered" }, "\(process.transcript)")
@@ -157,14 +159,15 @@ struct ChatCLITests {
         #expect(await list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
         let sessions = try #require(list.events.first?["sessions"] as? [[String: Any]], "\(list.transcript)")
         let id = try #require(sessions.first?["id"] as? String)
-        let resumed = try ChildProcess(binary, ["resume", id, "--json", "--server", url, "--data", aliceData])
+        // A unique prefix of the id, and no --server: the session's own server.
+        let resumed = try ChildProcess(binary, ["resume", String(id.prefix(8)), "--json", "--data", aliceData])
         defer { resumed.kill() }
         let connected = try #require(
             await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(resumed.transcript)")
         #expect(connected["protocol"] as? String == "v2" && connected["verified"] as? Bool == true)
         resumed.write("a2\n")
-        #expect(Self.waitForTexts(bob, count: 2) == ["a1", "a2"], "\(bob.transcript)")
-        #expect(Self.waitForTexts(resumed, count: 1) == ["b2"], "\(resumed.transcript)")
+        #expect(await Self.waitForTexts(bob, count: 2) == ["a1", "a2"], "\(bob.transcript)")
+        #expect(await Self.waitForTexts(resumed, count: 1) == ["b2"], "\(resumed.transcript)")
         let sent = try #require(
             await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "sent" }, "\(resumed.transcript)")
         #expect(sent["id"] as? Int == 2)
@@ -195,8 +198,8 @@ struct ChatCLITests {
         }
         alice.write("over v1\n")
         bob.write("back over v1\n")
-        #expect(Self.waitForTexts(bob, count: 1) == ["over v1"], "\(bob.transcript)")
-        #expect(Self.waitForTexts(alice, count: 1) == ["back over v1"], "\(alice.transcript)")
+        #expect(await Self.waitForTexts(bob, count: 1) == ["over v1"], "\(bob.transcript)")
+        #expect(await Self.waitForTexts(alice, count: 1) == ["back over v1"], "\(alice.transcript)")
         alice.closeInput()
         #expect(await alice.waitForExit(timeout: 60) == 0, "\(alice.transcript)")
         #expect(await bob.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }?["reason"] as? String == "peerLeft")

@@ -165,8 +165,12 @@ extension ChatClient {
         default:
             break
         }
-        if let kind = Self.storedKind(payload) {
-            storeMessage(id: "r\(id)", direction: .received, kind: kind, payload: payload)
+        // The store already holds it: a resumed session got it again, because the state
+        // saved before the process stopped predates it (`docs/client.md`, "Resuming").
+        if let kind = Self.storedKind(payload),
+            !storeMessage(id: "r\(id)", direction: .received, kind: kind, payload: payload)
+        {
+            return
         }
         emit(.message(id: id, payload: payload))
     }
@@ -331,15 +335,23 @@ extension ChatClient {
         }
     }
 
-    func storeMessage(id: String, direction: MessageDirection, kind: String, payload: ChatPayload) {
-        guard let store, let sessionID else { return }
+    /// Stores a message (nothing without a store).
+    ///
+    /// - Returns: `false` when the store already holds a message with this id (reported
+    ///   nowhere: the caller decides), `true` otherwise, also after a reported failure.
+    @discardableResult
+    func storeMessage(id: String, direction: MessageDirection, kind: String, payload: ChatPayload) -> Bool {
+        guard let store, let sessionID else { return true }
         do {
             try store.appendMessage(
                 id: id, sessionID: sessionID, direction: direction, kind: kind, body: Data(payload.plaintext),
                 at: clock.date())
+        } catch where error.code == .messageExists {
+            return false
         } catch {
             emit(.error(ChatError(.storage, error.description)))
         }
+        return true
     }
 
     func saveNewSession(state: SessionState, protocolVersion: Int) throws(ChatError) {

@@ -175,8 +175,14 @@ extension ChatClient {
     }
 
     /// Ends the session: reports, stops every task, closes the paths and the socket.
+    ///
+    /// A session that is suspended, or whose server connection could not be restored,
+    /// stays stored with its state saved so it can be resumed (``resume(sessionID:)``);
+    /// every other end leaves it and wipes its keys.
     func close(reason: ChatCloseReason, leaveRoom: Bool) async {
         guard state != .closed else { return }
+        let keepsSession = (reason == .suspended || reason == .connectionLost) && resumeSnapshot() != nil
+        if keepsSession { saveResumeState() }
         state = .closed
         ackTimer?.cancel()
         // A pairing failure: give the abort frame a chance to reach the peer.
@@ -189,7 +195,7 @@ extension ChatClient {
             if let roomID { try? await api.deleteRoom(roomID: roomID, deviceID: deviceID) }
             _ = try? await api.purge(deviceIDs: [deviceID])
         }
-        if let store, let sessionID, reason != .suspended {
+        if let store, let sessionID, !keepsSession {
             try? store.leaveSession(id: sessionID)
         }
         // Cancelled only now: close() may run in one of these tasks (the pairing timer,

@@ -249,7 +249,8 @@ public actor ChatClient {
         if let kind = Self.storedKind(payload) {
             storeMessage(id: "s\(id)", direction: .sent, kind: kind, payload: payload)
         }
-        resumeStateChanged()
+        // Saved at once, so that a message accepted here survives the process.
+        saveResumeState()
         schedulePump()
         return id
     }

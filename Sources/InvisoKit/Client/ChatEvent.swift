@@ -94,7 +94,8 @@ public enum ChatCloseReason: String, Sendable, Hashable, CustomStringConvertible
     case pairingFailed
     /// Nobody accepted the invite before it expired, or the room is gone.
     case expired
-    /// The signaling connection could not be restored.
+    /// The signaling connection could not be restored. An established session stays
+    /// stored and resumable (``ChatClient/resume(sessionID:)``), as after ``suspended``.
     case connectionLost
     /// ``ChatClient/suspend()`` was called: the session stays stored and resumable.
     case suspended

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InvisoKit
+import InvisoStore
 
 /// `inviso resume ID`: continues a stored session after its process stopped.
 struct ResumeCommand: AsyncParsableCommand {
@@ -8,13 +9,15 @@ struct ResumeCommand: AsyncParsableCommand {
         commandName: "resume",
         abstract: "Continue a stored chat session whose process stopped without leaving.",
         discussion: """
-            ID is the session's id from `inviso sessions`. The session's keys and ratchet \
-            state come from the data directory; the chat rejoins its room with the same \
-            device and resends whatever the peer had not acknowledged. A session that was \
-            left, or an ephemeral one, cannot be resumed.
+            ID is the session's id from `inviso sessions` (or a unique prefix of at least \
+            4 characters). The session's keys and ratchet state come from the data \
+            directory; the chat rejoins its room on the session's own server (unless \
+            --server names another) with the same device, and resends whatever the peer \
+            had not acknowledged. A session that was left, or an ephemeral one, cannot be \
+            resumed.
             """)
 
-    @Argument(help: "The session id (see `inviso sessions`).")
+    @Argument(help: "The session's ID (or a unique prefix).")
     var sessionID: String
 
     @OptionGroup var options: ChatOptions
@@ -27,9 +30,19 @@ struct ResumeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        // The session's own server, unless --server says otherwise.
+        var options = self.options
+        let stored: StoredSession
+        do {
+            let store = try options.openStore(environment: environment)
+            defer { store?.close() }
+            guard let store else { throw CLIError("no store") }
+            stored = try store.resolveSession(sessionID)
+        }
+        if options.server == nil, !stored.serverURL.isEmpty { options.server = stored.serverURL }
         let configuration = try options.configuration(environment: environment)
         let session = try ChatSession(options: options, configuration: configuration, environment: environment)
-        let id = sessionID
+        let id = stored.id
         try await session.run(display: nil) { client in
             try await client.resume(sessionID: id)
             return .joined

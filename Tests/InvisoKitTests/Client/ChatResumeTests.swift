@@ -65,6 +65,81 @@ struct ChatResumeTests {
         store.close()
     }
 
+    /// The server goes away for longer than Alice's client retries: her session ends with
+    /// `connectionLost` but stays stored, and resumes once the server is back.
+    @Test func aSessionWhoseConnectionWasLostStaysResumable() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Self.store(directory)
+        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+            let alice = ChatFixture.client(server, seed: 1, store: store) {
+                $0.signaling.reconnect = ReconnectPolicy(base: .milliseconds(20), factor: 1, cap: .milliseconds(20), maxAttempts: 2)
+            }
+            let bob = ChatFixture.client(server, seed: 2)
+            let invite = try await alice.0.invite()
+            try await bob.0.join(invite.text)
+            try await ChatFixture.exchange(alice, bob, count: 2)
+            let sessionID = try #require(await alice.0.sessionID)
+
+            let port = server.port
+            try await server.stop()
+            try await alice.1.wait("the lost connection") { $0.closeReason == .connectionLost }
+            #expect(try store.session(id: sessionID)?.state == .active)
+            #expect(try store.secret(kind: .ratchet, sessionID: sessionID) != nil)
+            try await server.start(port: port)
+
+            let resumed = ChatFixture.client(server, seed: 3, store: store)
+            try await resumed.0.resume(sessionID: sessionID)
+            try await ChatFixture.send(resumed.0, "alice", 2..<4)
+            try await ChatFixture.send(bob.0, "bob", 2..<4)
+            try await bob.1.wait("alice's messages") { $0.messages.count >= 4 }
+            try await resumed.1.wait("bob's messages") { $0.messages.count >= 2 }
+            ChatFixture.expectMessages(bob.1, (0..<4).map { ChatFixture.text("alice", $0) })
+            #expect(resumed.1.messages.map(\.payload) == (2..<4).map { ChatPayload.text(ChatFixture.text("bob", $0)) })
+            await resumed.0.leave()
+            await bob.0.leave()
+        }
+        store.close()
+    }
+
+    /// The process stops after messages arrived but before a save covered them (here: the
+    /// saved state is put back to one from before they came, as a crash would leave it;
+    /// no ack for them left, so Bob resends them). The resumed session opens them again,
+    /// finds them already stored and does not report them twice.
+    @Test func messagesReceivedAfterTheLastSaveAreNotReportedTwice() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try Self.store(directory)
+        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+            // Alice holds her acks back, so Bob keeps the two messages unacknowledged.
+            let alice = ChatFixture.client(server, seed: 1, store: store) { $0.ackDelay = .seconds(120) }
+            let bob = ChatFixture.client(server, seed: 2)
+            let invite = try await alice.0.invite()
+            try await bob.0.join(invite.text)
+            _ = try await alice.1.waitForSecurity()
+            let sessionID = try #require(await alice.0.sessionID)
+            try await alice.1.wait("the first save") { _ in (try? store.secret(kind: .ratchet, sessionID: sessionID)) != nil }
+            let beforeTheMessages = try #require(try store.secret(kind: .ratchet, sessionID: sessionID))
+
+            try await ChatFixture.send(bob.0, "bob", 0..<2)
+            try await alice.1.wait("bob's messages") { $0.messages.count >= 2 }
+            await alice.0.suspend()
+            try store.saveSecret(beforeTheMessages, kind: .ratchet, sessionID: sessionID)
+
+            let resumed = ChatFixture.client(server, seed: 3, store: store)
+            try await resumed.0.resume(sessionID: sessionID)
+            try await ChatFixture.send(bob.0, "bob", 2..<3)
+            try await resumed.1.wait("bob's third message") { $0.messages.count >= 1 }
+            try await bob.1.wait("bob's delivery reports") { $0.delivered.count >= 3 }
+            #expect(resumed.1.messages.map(\.payload) == [.text(ChatFixture.text("bob", 2))])
+            let stored = try store.messages(sessionID: sessionID, now: Date())
+            #expect(stored.filter { $0.direction == .received }.count == 3)
+            await resumed.0.leave()
+            await bob.0.leave()
+        }
+        store.close()
+    }
+
     @Test func resumingNeedsStoredState() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
