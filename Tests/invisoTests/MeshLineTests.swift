@@ -49,14 +49,14 @@ struct MeshLineTests {
             await nodes.append(try Self.start(Self.nicks[index], data: dirs[index], peer: nodes.last?.port))
         }
         for nick in ["b", "c", "d"] {
-            await #expect(
+            #expect(
                 await nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("peer", ["nick": nick])) != nil,
                 "a never heard of \(nick)\n\(nodes[0].process.transcript)")
         }
 
         // While node 5 is down: a public message and a private one for it (by peer ID).
         nodes[0].process.write("before e started\n/msg \(idOfE) a secret kept for e\n")
-        await #expect(
+        #expect(
             await nodes[3].process.waitForEvent(timeout: Self.timeout, Self.event("public", ["from": "a", "text": "before e started"])) != nil,
             "d\n\(nodes[3].process.transcript)")
         let queued = try #require(
@@ -73,12 +73,12 @@ struct MeshLineTests {
         #expect(
             await e.waitForEvent(timeout: Self.timeout, Self.event("private", ["from": "a", "text": "a secret kept for e"])) != nil,
             "e missed the private message sent before it started\n\(e.transcript)")
-        await #expect(
+        #expect(
             await nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("delivered", ["id": queuedID])) != nil,
             "a never heard that e got it\n\(nodes[0].process.transcript)")
 
         // All five up: a public message reaches e through three relays, a private one by nickname.
-        await #expect(await nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("peer", ["nick": "e"])) != nil)
+        #expect(await nodes[0].process.waitForEvent(timeout: Self.timeout, Self.event("peer", ["nick": "e"])) != nil)
         nodes[0].process.write("hello everyone\n/msg e live secret for e\n")
         let live = try #require(
             await e.waitForEvent(timeout: Self.timeout, Self.event("public", ["from": "a", "text": "hello everyone"])), "\(e.transcript)")
@@ -87,10 +87,10 @@ struct MeshLineTests {
         #expect((2...4).contains(live["hops"] as? Int ?? 0), "hops \(live["hops"] ?? "none")")
         #expect(await e.waitForEvent(timeout: Self.timeout, Self.event("private", ["from": "a", "text": "live secret for e"])) != nil)
         for index in 1..<4 {
-            await #expect(
+            #expect(
                 await nodes[index].process.waitForEvent(timeout: Self.timeout, Self.event("public", ["text": "hello everyone"])) != nil)
         }
-        await #expect(await nodes[0].process.waitForEvent(timeout: Self.timeout) { object in
+        #expect(await nodes[0].process.waitForEvent(timeout: Self.timeout) { object in
             object["event"] as? String == "delivered" && object["id"] as? String != queuedID
         } != nil)
 

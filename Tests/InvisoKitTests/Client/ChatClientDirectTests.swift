@@ -76,16 +76,18 @@ struct ChatClientDirectTests {
             let (alice, bob) = try await Self.pair(server, capture: capture)
             var sent = 0
             var sentWhenDirect: Int?
-            // Until both are direct (60 s at most: a CI host running every suite at once took
-            // over 20 s), then 300 more: a quick burst first, then slower, so that a loaded
-            // host does not pile up thousands of messages.
+            // Until both are direct (60 s at most), then 300 more. At most 200 a second each
+            // way: the peer's transport_candidates travel on the signaling socket behind
+            // every relay frame sent before them, so a flood faster than a loaded debug
+            // build opens frames delays the move by the backlog (a full run once needed
+            // more than 60 s at 2,000 a second).
             let deadline = ContinuousClock.now + .seconds(60)
             while sentWhenDirect.map({ sent < $0 + 300 }) ?? (ContinuousClock.now < deadline) {
                 _ = try await alice.0.send(text: ChatFixture.text("alice", sent))
                 _ = try await bob.0.send(text: ChatFixture.text("bob", sent))
                 sent += 1
                 if sentWhenDirect == nil, Self.onDirect(alice.1), Self.onDirect(bob.1) { sentWhenDirect = sent }
-                if sent % 10 == 0 { try await Task.sleep(for: .milliseconds(sent < 600 ? 5 : 250)) }
+                if sent % 10 == 0 { try await Task.sleep(for: .milliseconds(50)) }
             }
             let switchedAt = try #require(sentWhenDirect, "the direct path never came up")
             #expect(switchedAt > 0 && sent > switchedAt)
