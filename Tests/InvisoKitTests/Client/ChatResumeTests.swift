@@ -9,8 +9,15 @@ import Testing
 
 @Suite("ChatClient resume against the real server", .timeLimit(.minutes(3)))
 struct ChatResumeTests {
-    static func store(_ directory: URL) throws -> InvisoStore {
-        try InvisoStore(directory: directory, keySource: .key(.init(size: .bits256)))
+    /// A real server and a store in a temporary directory (removed afterwards).
+    static func withServerAndStore(
+        limits: ServerLimits = ChatFixture.fastLimits, _ body: (KitTestServer, InvisoStore) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try InvisoStore(directory: directory, keySource: .key(.init(size: .bits256)))
+        defer { store.close() }
+        try await KitTestServer.with(limits: limits) { server in try await body(server, store) }
     }
 
     /// Alice's process "dies" (its client suspends: signaling closed, no leave) with a
@@ -18,10 +25,7 @@ struct ChatResumeTests {
     /// resumes. Both ways continue with every message once, in order, ids continuing, and
     /// the ratchet still verifying; leaving afterwards wipes the stored state.
     @Test func aResumedSessionContinuesBothWays() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Self.store(directory)
-        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+        try await Self.withServerAndStore { server, store in
             let alice = ChatFixture.client(server, seed: 1, store: store)
             let bob = ChatFixture.client(server, seed: 2)
             let invite = try await alice.0.invite()
@@ -62,16 +66,12 @@ struct ChatResumeTests {
             #expect(try store.session(id: sessionID)?.state == .closed)
             await bob.0.leave()
         }
-        store.close()
     }
 
     /// The server goes away for longer than Alice's client retries: her session ends with
     /// `connectionLost` but stays stored, and resumes once the server is back.
     @Test func aSessionWhoseConnectionWasLostStaysResumable() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Self.store(directory)
-        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+        try await Self.withServerAndStore { server, store in
             let alice = ChatFixture.client(server, seed: 1, store: store) {
                 $0.signaling.reconnect = ReconnectPolicy(base: .milliseconds(20), factor: 1, cap: .milliseconds(20), maxAttempts: 2)
             }
@@ -99,7 +99,6 @@ struct ChatResumeTests {
             await resumed.0.leave()
             await bob.0.leave()
         }
-        store.close()
     }
 
     /// The process stops after messages arrived but before a save covered them (here: the
@@ -107,10 +106,7 @@ struct ChatResumeTests {
     /// no ack for them left, so Bob resends them). The resumed session opens them again,
     /// finds them already stored and does not report them twice.
     @Test func messagesReceivedAfterTheLastSaveAreNotReportedTwice() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Self.store(directory)
-        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+        try await Self.withServerAndStore { server, store in
             // Alice holds her acks back, so Bob keeps the two messages unacknowledged.
             let alice = ChatFixture.client(server, seed: 1, store: store) { $0.ackDelay = .seconds(120) }
             let bob = ChatFixture.client(server, seed: 2)
@@ -137,14 +133,10 @@ struct ChatResumeTests {
             await resumed.0.leave()
             await bob.0.leave()
         }
-        store.close()
     }
 
     @Test func resumingNeedsStoredState() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-resume-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try Self.store(directory)
-        try await KitTestServer.with { server in
+        try await Self.withServerAndStore { server, store in
             let (noStore, _) = ChatFixture.client(server, seed: 1)
             await #expect(throws: ChatError.storage) { try await noStore.resume(sessionID: "none") }
             let (client, _) = ChatFixture.client(server, seed: 2, store: store)
@@ -158,6 +150,5 @@ struct ChatResumeTests {
             await #expect(throws: ChatError.storage) { try await client.resume(sessionID: "S1") }
             #expect(await client.state == .idle)
         }
-        store.close()
     }
 }
