@@ -50,6 +50,10 @@ extension ChatClient {
             handleSignal(object)
         case .peerLeft:
             await close(reason: .peerLeft, leaveRoom: true)
+        case .roomClosed:
+            // The peer deleted the room before its `leave_room` was handled (a REST call
+            // can overtake a socket message), or was purged: it is gone.
+            await close(reason: .peerLeft, leaveRoom: true)
         case .peerDisconnected:
             peerPresent = false
         case .disconnected(.gaveUp):

@@ -210,6 +210,9 @@ extension SignalingClient {
             continuation.yield(.serverError(text))
         case .roomFull:
             continuation.yield(.serverError(ServerMessage.roomFullText))
+        case .leftRoom(let roomID?) where roomID == activeRoom?.roomID:
+            activeRoom = nil
+            continuation.yield(.roomClosed(roomID: roomID))
         case .leftRoom, .pong, .pingSent:
             break
         }

@@ -18,6 +18,9 @@ public enum SignalingEvent: Sendable, Equatable {
     case binary([UInt8])
     /// The other member sent `leave_room`.
     case peerLeft
+    /// The server took this device out of its room without being asked (`left_room` for
+    /// the active room): the room was deleted or its other member purged. Not rejoined.
+    case roomClosed(roomID: String)
     /// The other member's socket closed.
     case peerDisconnected
     /// The server refused something (`error {error}`); the text is one of the server's

@@ -77,6 +77,21 @@ struct ChatClientTests {
         }
     }
 
+    /// The room is deleted over REST with no `leave_room` first (as when a peer's DELETE
+    /// overtakes its socket message): the other side still ends with `peerLeft`.
+    @Test func aRoomDeletedWithoutLeaveClosesThePeer() async throws {
+        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+            let (alice, bob) = try await Self.pair(server)
+            _ = try await alice.1.waitForSecurity()
+            _ = try await bob.1.waitForSecurity()
+            let roomID = try #require(await alice.0.roomID)
+            let deviceID = try #require(await alice.0.deviceID)
+            try await alice.0.api.deleteRoom(roomID: roomID, deviceID: deviceID)
+            try await bob.1.wait("bob closed") { $0.closeReason == .peerLeft }
+            await alice.0.leave()
+        }
+    }
+
     @Test func wrongSecretFailsThePairingOnceWithATypedError() async throws {
         try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
             let (alice, aliceLog) = ChatFixture.client(server, seed: 1)
