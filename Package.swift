@@ -223,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "InvisoServerTests",
             dependencies: [
-                "InvisoServer", "InvisoWire",
+                "InvisoServer", "InvisoWire", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

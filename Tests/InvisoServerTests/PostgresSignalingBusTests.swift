@@ -1,5 +1,6 @@
 import Foundation
 import InvisoServer
+import InvisoTesting
 import Logging
 import NIOCore
 import PostgresNIO
@@ -151,27 +152,11 @@ enum BusTestServer {
     }
 }
 
-/// SplitMix64: a small seeded generator, so every run sends the same bytes.
-struct BusPayloadGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func bytes(_ count: Int) -> [UInt8] {
-        (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &self) }
-    }
-
+/// Seeded payloads (InvisoTesting's SplitMix64 generator), so every run sends the same bytes.
+enum BusPayloadGenerator {
     /// `count` messages whose sizes cycle through `sizes`.
     static func messages(_ count: Int, seed: UInt64, sizes: [Int] = BusSizes.mixed) -> [[UInt8]] {
-        var generator = BusPayloadGenerator(seed: seed)
+        var generator = SeededGenerator(seed: seed)
         return (0..<count).map { generator.bytes(sizes[$0 % sizes.count]) }
     }
 }
@@ -281,7 +266,7 @@ struct PostgresSignalingBusTests {
             await #expect(throws: SignalingBusError(.payloadTooLarge)) {
                 try await a.publish([UInt8](repeating: 7, count: PostgresSignalingBus.maximumPayloadSize + 1))
             }
-            var generator = BusPayloadGenerator(seed: 4)
+            var generator = SeededGenerator(seed: 4)
             let largest = generator.bytes(PostgresSignalingBus.maximumPayloadSize)
             async let received = BusTestServer.receive(1, from: b)
             try await a.publish(largest)
@@ -527,7 +512,7 @@ struct BusNotificationTests {
 
     @Test("inline messages round-trip, and their length is what inlineLength(originLength:payloadCount:) says")
     func inlineRoundTrip() {
-        var generator = BusPayloadGenerator(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for size in Array(0...64) + [1_000, 5_800, 5_810] {
             let notification = BusNotification.inline(origin: "A.b_c-9", payload: generator.bytes(size))
             #expect(BusNotification(text: notification.text) == notification)

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 import HummingbirdWSClient
 import InvisoServer
+import InvisoTesting
 import InvisoWire
 import Logging
 import NIOCore
@@ -27,23 +28,15 @@ final class ManualClock: Sendable {
     }
 }
 
-/// Deterministic bytes: a counter-based generator (tests need distinct, repeatable ids).
+/// Deterministic bytes: InvisoTesting's SplitMix64 generator behind a lock (tests need
+/// distinct, repeatable ids).
 final class SeededBytes: Sendable {
-    private let state: Mutex<UInt64>
+    private let generator: Mutex<SeededGenerator>
 
-    init(seed: UInt64) { state = Mutex(seed) }
+    init(seed: UInt64) { generator = Mutex(SeededGenerator(seed: seed)) }
 
     func next(_ count: Int) -> [UInt8] {
-        state.withLock { state in
-            (0..<count).map { _ in
-                // SplitMix64 step, one byte per output.
-                state &+= 0x9E37_79B9_7F4A_7C15
-                var z = state
-                z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-                z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-                return UInt8(truncatingIfNeeded: z ^ (z >> 31))
-            }
-        }
+        generator.withLock { $0.bytes(count) }
     }
 }
 
