@@ -25,6 +25,13 @@ extension MeshRouter {
         /// `bitchat/Services/RelayController.swift`, read at the stanley-fork/bitchat
         /// mirror @295f855b).
         public var broadcastJitter: [ClosedRange<Int>] = [10...40, 60...150, 80...180, 100...220]
+        /// TTL with which a node floods a directed packet it has no route for, and the
+        /// largest a relay of such a flood keeps (our extension; BitChat floods with
+        /// ``originTTL``). It matches ``announceRadius``: every node within that many hops of
+        /// the recipient has a route to it, so a flood this deep finds the recipient up to
+        /// twice the radius away (proactive routes inside a zone, a flood to its border
+        /// beyond it, as in the Zone Routing Protocol). BitChat relays clamp it to 7.
+        public var directedFloodTTL: UInt8 = 20
         /// Jitter for flooding directed packets (BitChat: 20–60 ms).
         public var directedJitter: ClosedRange<Int> = 20...60
         /// Counter-based suppression: a scheduled relay is cancelled when this many
@@ -110,6 +117,12 @@ extension MeshRouter {
         /// onward (our extension; 0 = BitChat's behaviour, where such a packet stays at
         /// TTL 0 and spreads one sync round per hop).
         public var syncRelayTTL: UInt8 = 7
+        /// Announces travel this many hops from their origin at most (our extension; 0: no
+        /// limit, as in BitChat). A node whose hop count from an announce's origin is at
+        /// least this neither relays the announce nor keeps it for sync, so each announce
+        /// costs a ball of this radius instead of the whole mesh. Only counted copies are
+        /// limited: an announce from a BitChat client carries no count and spreads as before.
+        public var announceRadius: UInt8 = 20
 
         // MARK: Maintenance
 

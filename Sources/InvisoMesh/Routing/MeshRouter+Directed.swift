@@ -24,7 +24,9 @@ extension MeshRouter {
         spoolPacket(packet, id: id, recipient: recipient, isLocal: isLocal, now: now, into: &actions)
         statistics.directedFloods += 1
         if isLocal {
-            if !upLinks.isEmpty { actions.append(.transmit(packet, id: id, links: upLinks, hops: advertisedHops(from: localID))) }
+            var flooded = packet
+            flooded.ttl = max(packet.ttl, configuration.directedFloodTTL)
+            if !upLinks.isEmpty { actions.append(.transmit(flooded, id: id, links: upLinks, hops: advertisedHops(from: localID))) }
             actions.append(.report(id, .flooded))
         } else {
             scheduleRelay(packet, id: id, from: upstream, directed: true, now: now)

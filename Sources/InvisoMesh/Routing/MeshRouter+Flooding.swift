@@ -23,6 +23,7 @@ extension MeshRouter {
 
         if packet.isBroadcast {
             actions.append(.deliver(packet, id: id))
+            if packet.type == .announce, isBeyondAnnounceRadius(packet.senderID) { return }
             if isSyncable(packet) {
                 var stored = packet
                 stored.isRSR = false
@@ -63,12 +64,23 @@ extension MeshRouter {
         }
     }
 
+    /// Whether this node is as far from `origin` as ``Configuration/announceRadius`` lets
+    /// its announces travel (by the best hop count known; never without a count).
+    func isBeyondAnnounceRadius(_ origin: PeerID) -> Bool {
+        let radius = configuration.announceRadius
+        guard radius > 0, let hops = routes.hops(to: origin) else { return false }
+        return hops >= radius
+    }
+
     /// The TTL a relay sends with, or `nil` when the packet must not be relayed
     /// (BitChat's `RelayController` clamp).
     func relayTTL(received ttl: UInt8, degree: Int, isAnnounce: Bool, directed: Bool) -> UInt8? {
+        if directed {
+            let cap = min(ttl, max(configuration.originTTL, configuration.directedFloodTTL))
+            return cap > 1 ? cap - 1 : nil
+        }
         let cap = min(ttl, configuration.originTTL)
         guard cap > 1 else { return nil }
-        if directed { return cap - 1 }
         let limit: UInt8
         if degree >= configuration.highDegreeThreshold {
             limit = max(2, min(cap, configuration.denseTTLLimit))

@@ -15,6 +15,20 @@ extension MeshRouter {
     /// Sends a REQUEST_SYNC listing (newest first, within the byte budget) the packets in
     /// the store.
     mutating func sendSyncRequest(on link: LinkID, now: MeshTime, into actions: inout [Action]) {
+        if syncFilterCache?.storeVersion != store.version {
+            syncFilterCache = buildSyncFilter()
+        }
+        guard let (_, filter, since) = syncFilterCache else { return }
+        statistics.syncRequestsSent += 1
+        actions.append(
+            .sendSyncRequest(
+                SyncRequest(senderID: localID, timestamp: now.milliseconds, filter: filter, sinceTimestamp: since),
+                link: link))
+    }
+
+    /// The filter of the store's newest packets, within the byte budget, and when not
+    /// everything fits, the timestamp of the oldest packet it covers.
+    mutating func buildSyncFilter() -> (storeVersion: UInt64, filter: GolombCodedSet, since: UInt64?) {
         // Only as many of the newest packets as the budget could hold are looked at.
         let p = GolombCodedSet.parameter(falsePositiveRate: configuration.syncFalsePositiveRate)
         let limit = max(1, max(8, configuration.syncFilterMaxBytes * 8) / max(3, Int(p) + 2))
@@ -27,7 +41,6 @@ extension MeshRouter {
         let (filter, included) = GolombCodedSet.build(
             newestFirst: hashes, maxBytes: configuration.syncFilterMaxBytes,
             falsePositiveRate: configuration.syncFalsePositiveRate)
-        // When not everything fits: the timestamp of the oldest packet the filter covers.
         var since: UInt64?
         if included < store.count, included > 0 {
             var visited = 0
@@ -38,11 +51,7 @@ extension MeshRouter {
                 return false
             }
         }
-        statistics.syncRequestsSent += 1
-        actions.append(
-            .sendSyncRequest(
-                SyncRequest(senderID: localID, timestamp: now.milliseconds, filter: filter, sinceTimestamp: since),
-                link: link))
+        return (store.version, filter, since)
     }
 
     /// Answers a REQUEST_SYNC: every stored packet the filter does not list goes back as a
@@ -63,13 +72,17 @@ extension MeshRouter {
         var ours = GolombCodedSet.BucketSet(m: wantsReversePull ? request.filter.m : 0)
         let since = request.sinceTimestamp ?? 0
         var responses: [GossipStore.Key] = []
+        let radius = configuration.announceRadius
+        let routes = self.routes
         store.forEachNewestFirst { key in
             // The requester's filter lists only packets from `since` on; older ones are not
             // missing, just not listed. (BitChat exempts announces from the cursor; with many
             // peers that re-sends every old announce each round, so we do not.)
             guard key.timestamp >= since else { return false }
             if wantsReversePull { ours.insert(GolombCodedSet.bucket(key.syncHash, m: request.filter.m)) }
-            if !membership.mightContain(key.syncHash) { responses.append(key) }
+            if !membership.mightContain(key.syncHash), !Self.isAtAnnounceRadiusEdge(key, radius: radius, routes: routes) {
+                responses.append(key)
+            }
             return true
         }
         let target = [link]
@@ -85,6 +98,14 @@ extension MeshRouter {
         guard wantsReversePull, !membership.bucketSet.isSubset(of: ours) else { return }
         lastReversePull[link] = now
         sendSyncRequest(on: link, now: now, into: &actions)
+    }
+
+    /// Whether a stored announce would reach the requester at or beyond
+    /// ``Configuration/announceRadius`` (this node is one hop short of it): such a node
+    /// does not keep it, so serving it would resend it on every round.
+    static func isAtAnnounceRadiusEdge(_ key: GossipStore.Key, radius: UInt8, routes: RouteTable) -> Bool {
+        guard radius > 1, let origin = key.announceSender, let hops = routes.hops(to: origin) else { return false }
+        return hops + 1 >= radius
     }
 
     func shouldPullBack(on link: LinkID, now: MeshTime) -> Bool {

@@ -35,6 +35,8 @@ public struct MeshRouter: Sendable {
     var peerLinks: [PeerID: LinkID] = [:]
     var custody: [PacketID: Custody] = [:]
     var syncRoundRobin = 0
+    /// The last REQUEST_SYNC filter built, valid while the store's version is the same.
+    var syncFilterCache: (storeVersion: UInt64, filter: GolombCodedSet, since: UInt64?)?
     var responseLog: [LinkID: [MeshTime]] = [:]
     var lastReversePull: [LinkID: MeshTime] = [:]
     var lastRoutePrune = MeshTime(milliseconds: 0)

@@ -25,7 +25,9 @@ struct GossipStore {
         }
 
         var syncHash: UInt64 { hashAndKind & 0x7FFF_FFFF_FFFF_FFFF }
-        fileprivate var isAnnounce: Bool { hashAndKind >> 63 == 1 }
+        var isAnnounce: Bool { hashAndKind >> 63 == 1 }
+        /// An announce's sender.
+        var announceSender: PeerID? { isAnnounce ? PeerID(rawValue: reference) : nil }
     }
 
     let capacity: Int
@@ -47,6 +49,10 @@ struct GossipStore {
 
     var count: Int { packets.count + announces.count }
 
+    /// Changes whenever the stored set may have changed (a REQUEST_SYNC filter built from
+    /// the store stays valid while it does not).
+    private(set) var version: UInt64 = 0
+
     /// The stored entry `key` names (a key from ``forEachNewestFirst(_:)``, before the store
     /// changes).
     subscript(key: Key) -> Entry {
@@ -56,6 +62,7 @@ struct GossipStore {
     /// Stores a broadcast packet (announces replace the sender's older announce).
     mutating func insert(_ packet: consuming MeshPacket, id: PacketID) {
         let timestamp = packet.timestamp
+        version &+= 1
         guard packet.type == .announce else {
             let slot: Int
             if let reused = freeSlots.popLast() {
@@ -83,10 +90,12 @@ struct GossipStore {
 
     /// Drops packets whose timestamp is older than the limits.
     mutating func expire(now: MeshTime, maxAge: Int64, announceMaxAge: Int64) {
+        let before = count
         for dropped in packets.removeOlder(than: now.adding(milliseconds: -maxAge).milliseconds) { free(dropped) }
         for dropped in announces.removeOlder(than: now.adding(milliseconds: -announceMaxAge).milliseconds) {
             announceEntries.removeValue(forKey: dropped.reference)
         }
+        if count != before { version &+= 1 }
     }
 
     /// Calls `body` with the key of every stored entry, newest first (announces and packets

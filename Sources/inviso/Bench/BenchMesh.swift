@@ -11,7 +11,7 @@ struct BenchMesh: ParsableCommand {
             For each --nodes count: a random geometric graph in the unit square with mean degree \
             --degree (its largest connected component; dropped nodes are reported), every \
             transmission lost with probability --loss, one-way latency 10–40 ms. Every node \
-            announces once in the first 10 s (background: it teaches routes; --announce-rounds repeats it every 20 s); from 60 s on, \
+            announces once in the first 10 s (background: it teaches routes within the announce radius; --announce-rounds repeats it every 20 s); from 60 s on, \
             --messages messages (half public broadcasts, half direct messages between random \
             pairs) start at random nodes at random times over 60 s; the run ends 60 s after the \
             last. A message counts as delivered to a node only within 60 s of being sent. \
@@ -55,6 +55,15 @@ struct BenchMesh: ParsableCommand {
     @Option(help: ArgumentHelp("How long a route with the fewest hops holds against copies with more, in ms.", visibility: .hidden))
     var routeMetricWindow: Int64?
 
+    @Option(help: ArgumentHelp("Announce radius in hops (0: unlimited).", visibility: .hidden))
+    var announceRadius: UInt8?
+
+    @Option(help: ArgumentHelp("TTL of directed floods.", visibility: .hidden))
+    var directedFloodTTL: UInt8?
+
+    @Option(help: ArgumentHelp("Mean REQUEST_SYNC interval in ms.", visibility: .hidden))
+    var syncInterval: Int64?
+
     @Flag(help: "One JSON object per line.")
     var json = false
 
@@ -85,6 +94,9 @@ struct BenchMesh: ParsableCommand {
         parameters.seed = seed &+ UInt64(nodeCount)
         parameters.threads = threads
         parameters.router.hopCountRouting = hopCounts
+        if let announceRadius { parameters.router.announceRadius = announceRadius }
+        if let directedFloodTTL { parameters.router.directedFloodTTL = directedFloodTTL }
+        if let syncInterval { parameters.router.syncIntervalMilliseconds = syncInterval }
         if let routeMetricWindow { parameters.router.routeMetricWindowMilliseconds = routeMetricWindow }
         let graph = GeometricGraph(nodeCount: nodeCount, meanDegree: degree, seed: parameters.seed)
         let n = graph.count
@@ -182,6 +194,7 @@ struct BenchMesh: ParsableCommand {
             Double(counters.syncRequests - warmUpSyncRequests) / Double(n) / ((Double(end) - Double(Self.warmUp)) / 60_000), "tx")
         out.figure(prefix + "wall time, warm-up (announces)", warmUpWall, "s")
         out.figure(prefix + "wall time, \(messages) messages", wall, "s")
+        out.figure(prefix + "wall time, whole simulation (warm-up + messages)", warmUpWall + wall, "s")
         out.figure(prefix + "wall time, both naive floods", floodWall, "s")
         out.note(
             "\(nodeCount): \(warmUpEvents) warm-up events, \(counters.events - warmUpEvents) workload events; transmissions: broadcast data \(counters.broadcastData), "
