@@ -227,13 +227,18 @@ extension ChatClient {
         }
     }
 
-    /// Sends the owed ack when it is due (a burst was delivered) or its delay passed.
-    private func sendAckIfDue(on transport: any FrameTransport) async {
-        guard link.isAckOwed, ackForced || link.isAckDue, self.channel?.isEstablished == true,
-            let ack = link.takeAck()
-        else { return }
+    /// Takes the owed ack and seals it when it is due (a burst was delivered) or its delay
+    /// passed; `nil` otherwise.
+    private func sealAckIfDue() -> [UInt8]? {
+        guard link.isAckOwed, ackForced || link.isAckDue, let ack = link.takeAck() else { return nil }
         ackForced = false
-        if let frame = try? self.channel!.seal(.ack(ack)) {
+        return try? self.channel?.seal(.ack(ack))
+    }
+
+    /// Sends the owed ack when it is due.
+    private func sendAckIfDue(on transport: any FrameTransport) async {
+        guard self.channel?.isEstablished == true else { return }
+        if let frame = sealAckIfDue() {
             saveResumeState()
             frameTap?(transport.path, frame)
             try? await transport.send(frame)
@@ -252,10 +257,7 @@ extension ChatClient {
             frames.reserveCapacity(batch.count)
             for message in batch {
                 guard self.channel != nil else { return }
-                if link.isAckOwed, ackForced || link.isAckDue, let ack = link.takeAck() {
-                    ackForced = false
-                    if let frame = try? self.channel!.seal(.ack(ack)) { frames.append(frame) }
-                }
+                if let frame = sealAckIfDue() { frames.append(frame) }
                 do {
                     frames.append(try self.channel!.seal(.data(seq: message.seq, payload: message.payload)))
                 } catch {

@@ -23,7 +23,7 @@ extension MeshRouter {
 
         if packet.isBroadcast {
             actions.append(.deliver(packet, id: id))
-            if packet.type == .announce, isBeyondAnnounceRadius(packet.senderID) { return }
+            if packet.type == .announce, isAnnounceRadiusReached(from: packet.senderID) { return }
             if isSyncable(packet) {
                 var stored = packet
                 stored.isRSR = false
@@ -64,12 +64,13 @@ extension MeshRouter {
         }
     }
 
-    /// Whether this node is as far from `origin` as ``Configuration/announceRadius`` lets
-    /// its announces travel (by the best hop count known; never without a count).
-    func isBeyondAnnounceRadius(_ origin: PeerID) -> Bool {
+    /// Whether a node `further` hops beyond this one (0: this node) is as far from `origin`
+    /// as ``Configuration/announceRadius`` lets its announces travel (by this node's best
+    /// hop count; never without a count, or with radius 0).
+    func isAnnounceRadiusReached(from origin: PeerID, hopsFurther further: Int = 0) -> Bool {
         let radius = configuration.announceRadius
         guard radius > 0, let hops = routes.hops(to: origin) else { return false }
-        return hops >= radius
+        return Int(hops) + further >= Int(radius)
     }
 
     /// The TTL a relay sends with, or `nil` when the packet must not be relayed

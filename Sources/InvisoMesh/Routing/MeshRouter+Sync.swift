@@ -72,21 +72,20 @@ extension MeshRouter {
         var ours = GolombCodedSet.BucketSet(m: wantsReversePull ? request.filter.m : 0)
         let since = request.sinceTimestamp ?? 0
         var responses: [GossipStore.Key] = []
-        let radius = configuration.announceRadius
-        let routes = self.routes
         store.forEachNewestFirst { key in
             // The requester's filter lists only packets from `since` on; older ones are not
             // missing, just not listed. (BitChat exempts announces from the cursor; with many
             // peers that re-sends every old announce each round, so we do not.)
             guard key.timestamp >= since else { return false }
             if wantsReversePull { ours.insert(GolombCodedSet.bucket(key.syncHash, m: request.filter.m)) }
-            if !membership.mightContain(key.syncHash), !Self.isAtAnnounceRadiusEdge(key, radius: radius, routes: routes) {
-                responses.append(key)
-            }
+            if !membership.mightContain(key.syncHash) { responses.append(key) }
             return true
         }
         let target = [link]
         for key in responses {
+            // One hop short of the radius: the requester would not keep the announce, and
+            // would be sent it again every round.
+            if let origin = key.announceSender, isAnnounceRadiusReached(from: origin, hopsFurther: 1) { continue }
             let entry = store[key]
             var response = entry.packet
             response.ttl = 0
@@ -98,14 +97,6 @@ extension MeshRouter {
         guard wantsReversePull, !membership.bucketSet.isSubset(of: ours) else { return }
         lastReversePull[link] = now
         sendSyncRequest(on: link, now: now, into: &actions)
-    }
-
-    /// Whether a stored announce would reach the requester at or beyond
-    /// ``Configuration/announceRadius`` (this node is one hop short of it): such a node
-    /// does not keep it, so serving it would resend it on every round.
-    static func isAtAnnounceRadiusEdge(_ key: GossipStore.Key, radius: UInt8, routes: RouteTable) -> Bool {
-        guard radius > 1, let origin = key.announceSender, let hops = routes.hops(to: origin) else { return false }
-        return hops + 1 >= radius
     }
 
     func shouldPullBack(on link: LinkID, now: MeshTime) -> Bool {

@@ -34,6 +34,12 @@ struct ChatClientDirectTests {
 
     static func onDirect(_ log: ChatEventLog) -> Bool { log.all.contains(.path(.direct)) }
 
+    /// Waits until both sides have reported the direct path.
+    static func waitUntilDirect(_ alice: (ChatClient, ChatEventLog), _ bob: (ChatClient, ChatEventLog)) async throws {
+        try await alice.1.wait("alice on the direct path") { onDirect($0) }
+        try await bob.1.wait("bob on the direct path") { onDirect($0) }
+    }
+
     /// The last path event.
     static func lastPath(_ log: ChatEventLog) -> ChatEvent? {
         log.all.last { if case .path = $0 { true } else { false } }
@@ -43,8 +49,7 @@ struct ChatClientDirectTests {
         try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
             let capture = FrameCapture()
             let (alice, bob) = try await Self.pair(server, capture: capture)
-            try await alice.1.wait("alice on the direct path") { Self.onDirect($0) }
-            try await bob.1.wait("bob on the direct path") { Self.onDirect($0) }
+            try await Self.waitUntilDirect(alice, bob)
             // Relay first (at `.secured`), then direct.
             let paths = alice.1.all.filter { if case .path = $0 { true } else { false } }
             #expect(paths == [.path(.relay), .path(.direct)])
@@ -143,8 +148,7 @@ struct ChatClientDirectTests {
         try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
             let capture = FrameCapture()
             let (alice, bob) = try await Self.pair(server, capture: capture)
-            try await alice.1.wait("alice on the direct path") { Self.onDirect($0) }
-            try await bob.1.wait("bob on the direct path") { Self.onDirect($0) }
+            try await Self.waitUntilDirect(alice, bob)
             try await Self.send(alice.0, "alice", 0..<300)
             try await Self.send(bob.0, "bob", 0..<300)
             // Cut the direct path from alice's side while messages are in flight.
@@ -179,8 +183,7 @@ struct ChatClientDirectTests {
             let (alice, bob) = try await Self.pair(server, capture: capture, v1: true)
             let security = try await alice.1.waitForSecurity()
             #expect(security.version == .v1)
-            try await alice.1.wait("alice on the direct path") { Self.onDirect($0) }
-            try await bob.1.wait("bob on the direct path") { Self.onDirect($0) }
+            try await Self.waitUntilDirect(alice, bob)
             try await Self.send(alice.0, "alice", 0..<100)
             try await Self.send(bob.0, "bob", 0..<100)
             try await bob.1.wait("alice's messages") { $0.messages.count >= 100 }
