@@ -125,7 +125,7 @@ let package = Package(
         ),
         .target(
             name: "InvisoTesting",
-            dependencies: ["InvisoCrypto", "InvisoNoise"],
+            dependencies: ["InvisoCrypto", "InvisoNoise", .product(name: "Logging", package: "swift-log")],
             swiftSettings: upcoming
         ),
         .executableTarget(

@@ -1,5 +1,6 @@
 import Foundation
 import InvisoServer
+import InvisoTesting
 import InvisoWire
 import NIOWebSocket
 import Testing
@@ -288,7 +289,7 @@ struct ServerHardeningTests {
         let creator = "SECRET-CREATOR-DEVICE-0123456789"
         let joiner = "SECRET-JOINER-DEVICE-9876543210"
         let token = "SECRETPUSHTOKEN0123456789abcdef"
-        try await TestServer.with(logger: capture.logger) { server, _ async throws in
+        try await TestServer.with(logger: capture.logger(label: "inviso.tests.server")) { server, _ async throws in
             let created = try await server.post(
                 "/api/rooms", #"{"joinid":"424242","client1":"\#(creator)","client1_token":"\#(token)","expiresInSeconds":60}"#)
             let accepted = try await server.post("/api/rooms/accept", #"{"joinid":"424242","client2":"\#(joiner)","client2_token":"\#(token)"}"#)

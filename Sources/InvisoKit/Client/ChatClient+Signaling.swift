@@ -15,8 +15,7 @@ extension ChatClient {
         signalingConfiguration.connectTimeout = configuration.signaling.connectTimeout
         signalingConfiguration.reconnect = configuration.signaling.reconnect
         let signaling = SignalingClient(
-            configuration: signalingConfiguration, random: forkRandom(), sleep: clock.sleep,
-            logger: Logger(label: "inviso.kit.signaling"))
+            configuration: signalingConfiguration, random: forkRandom(), sleep: clock.sleep, logger: logger)
         let relay = RelayTransport(
             signaling: signaling, pacing: configuration.relayPacing, now: clock.now, sleep: clock.sleep)
         self.signaling = signaling

@@ -102,7 +102,8 @@ public actor ChatClient {
     ///     cryptographically secure generator outside tests.
     ///   - clock: Time sources.
     ///   - http: The REST transport (default: ``NIOHTTPTransport`` to the server).
-    ///   - logger: Lifecycle events only; never text, keys, codes or ids.
+    ///   - logger: Lifecycle events only; never text, keys, codes or ids. The session's REST
+    ///     calls, signaling socket and direct path log here too.
     public init(
         configuration: Configuration, store: InvisoStore? = nil,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), clock: ChatClock = .system,
@@ -123,7 +124,10 @@ public actor ChatClient {
         self.random = AnyGenerator(generator: random)
         self.randomIsSystem = random is SystemRandomNumberGenerator
         self.clock = clock
-        self.api = RoomAPI(transport: http ?? NIOHTTPTransport(endpoint: configuration.server))
+        // One logger for everything the session does, so an app's handler and level (a chat
+        // screen logs nothing; `--json` keeps standard output for events) cover the REST
+        // calls and the signaling socket too.
+        self.api = RoomAPI(transport: http ?? NIOHTTPTransport(endpoint: configuration.server), logger: logger)
         self.logger = logger
         self.frameTap = frameTap
         self.lifetime = configuration.isEphemeral ? .ephemeral : configuration.lifetime

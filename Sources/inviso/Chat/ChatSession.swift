@@ -44,7 +44,7 @@ struct ChatSession {
         }
         // Logs go to standard error: warnings and worse by default, nothing at all on the
         // chat screen (it would tear it) unless INVISO_LOG_LEVEL asks for them.
-        var logger = Logger(label: "inviso.chat")
+        var logger = Logger(label: "inviso.chat") { StreamLogHandler.standardError(label: $0) }
         if let level = environment["INVISO_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) {
             logger.logLevel = level
         } else {

@@ -260,6 +260,29 @@ struct ChatClientTests {
         }
     }
 
+    /// The REST calls and the signaling socket log to the logger the app gave the client,
+    /// not to a default one on standard output (where they tore the chat screen and mixed
+    /// into `--json` events) — and never the join code or device id.
+    @Test func theSessionLogsOnlyToTheInjectedLogger() async throws {
+        try await KitTestServer.with { server in
+            let logs = LogCapture()
+            let (alice, _) = ChatFixture.client(server, seed: 1, logger: logs.logger())
+            let invite = try await alice.invite()
+            let deviceID = try #require(await alice.deviceID)
+            try await server.stop()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !logs.all.contains(where: { $0.contains("signaling connection ended") }) {
+                guard ContinuousClock.now < deadline else {
+                    throw NetworkTestFailure("no signaling log; last: \(logs.all.suffix(5))")
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            await alice.leave()
+            #expect(logs.all.contains { $0.contains("room API answered") && $0.contains("create") })
+            #expect(!logs.all.contains { $0.contains(invite.joinCode) || $0.contains(deviceID) })
+        }
+    }
+
     @Test func invalidInvitesAndStatesAreTypedErrors() async throws {
         try await KitTestServer.with { server in
             let (client, _) = ChatFixture.client(server, seed: 1)

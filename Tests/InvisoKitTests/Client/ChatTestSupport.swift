@@ -116,13 +116,15 @@ enum ChatFixture {
 
     static func client(
         _ server: KitTestServer, seed: UInt64, capture: FrameCapture? = nil, store: InvisoStore? = nil,
+        logger: Logger = Logger(label: "inviso.tests.chat", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout ChatClient.Configuration) -> Void = { _ in }
     ) -> (ChatClient, ChatEventLog) {
         var configuration = configuration(server)
         configure(&configuration)
         let client = ChatClient(
             configuration: configuration, store: store, random: SeededGenerator(seed: seed), clock: .system, http: nil,
-            logger: Logger(label: "inviso.tests.chat", factory: { _ in SwiftLogNoOpLogHandler() }), frameTap: capture?.tap)
+            logger: logger, frameTap: capture?.tap)
+        server.closeAtEnd { await client.leave() }
         return (client, ChatEventLog(client))
     }
 

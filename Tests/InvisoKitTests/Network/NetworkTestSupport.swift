@@ -14,6 +14,8 @@ final class KitTestServer: Sendable {
     let tls: (certificatePath: String, keyPath: String)?
     let limits: ServerLimits
     private let state = Mutex<(port: Int, group: ServiceGroup?, task: Task<Void, any Error>?)>((0, nil, nil))
+    /// How to close the clients a test made against this server.
+    private let closers = Mutex<[@Sendable () async -> Void]>([])
 
     var port: Int { state.withLock { $0.port } }
     var endpoint: ServerEndpoint { ServerEndpoint(host: "127.0.0.1", port: port, useTLS: false) }
@@ -52,7 +54,18 @@ final class KitTestServer: Sendable {
         state.withLock { $0.group = nil; $0.task = nil }
     }
 
-    /// Runs `body` against a fresh server in a fresh temporary database; stops it after.
+    /// Closes a client with the server once the test ends, however it ends: a failed test
+    /// must not leave a client reconnecting to a stopped server for the rest of the run.
+    func closeAtEnd(_ close: @escaping @Sendable () async -> Void) {
+        closers.withLock { $0.append(close) }
+    }
+
+    private func closeClients() async {
+        for close in closers.withLock({ closers in defer { closers = [] }; return closers }) { await close() }
+    }
+
+    /// Runs `body` against a fresh server in a fresh temporary database; closes the
+    /// clients registered with ``closeAtEnd(_:)`` and stops the server after.
     static func with(
         tls: (certificatePath: String, keyPath: String)? = nil, limits: ServerLimits = ServerLimits(),
         _ body: (KitTestServer) async throws -> Void
@@ -63,9 +76,11 @@ final class KitTestServer: Sendable {
         do {
             try await body(server)
         } catch {
+            await server.closeClients()
             try? await server.stop()
             throw error
         }
+        await server.closeClients()
         try await server.stop()
     }
 }

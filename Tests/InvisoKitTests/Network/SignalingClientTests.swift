@@ -1,6 +1,7 @@
 import InvisoKit
 import InvisoTesting
 import InvisoWire
+import Logging
 import Testing
 
 @Suite("SignalingClient against the real server", .timeLimit(.minutes(1)))
@@ -13,9 +14,12 @@ struct SignalingClientTests {
         configuration.pongTimeout = .seconds(10)
         configuration.connectTimeout = .seconds(2)
         configuration.reconnect = ReconnectPolicy(base: .milliseconds(50), factor: 2, cap: .milliseconds(200))
-        let client = SignalingClient(configuration: configuration, random: SeededGenerator(seed: seed))
+        let client = SignalingClient(
+            configuration: configuration, random: SeededGenerator(seed: seed),
+            logger: Logger(label: "inviso.tests.signaling", factory: { _ in SwiftLogNoOpLogHandler() }))
         let log = EventLog(client)
         let run = Task { await client.run() }
+        server.closeAtEnd { await client.close() }
         return (client, log, run)
     }
 

@@ -40,37 +40,6 @@ final class SeededBytes: Sendable {
     }
 }
 
-/// Collects log lines (to check what the server logs).
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var all: [String] { lines.withLock { $0 } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    var logger: Logger {
-        var logger = Logger(label: "inviso.tests.server") { _ in CaptureHandler(capture: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    struct CaptureHandler: LogHandler {
-        let capture: LogCapture
-        var logLevel: Logger.Level = .trace
-        var metadata: Logger.Metadata = [:]
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            capture.append("\(event.level) \(event.message) \(merged)")
-        }
-    }
-}
-
 /// A server on 127.0.0.1 (free port) with an in-memory SQLite store, run in a service
 /// group the test controls.
 struct TestServer: Sendable {
