@@ -88,11 +88,13 @@ private struct Network {
             case .send(let frame, let link):
                 // Through the same encoding a UDP link uses.
                 guard let wire = wires[index][link],
-                    let bytes = try? frame.encoded(to: nodes[index]?.neighbour(on: link), timestamp: now)
+                    let datagrams = try? frame.datagrams(to: nodes[index]?.neighbour(on: link), timestamp: now)
                 else { continue }
-                sequence += 1
-                let frame = Frame(time: now + latency, sequence: sequence, node: wire.node, link: wire.link, bytes: bytes)
-                if !lose(frame) { queue.append(frame) }
+                for bytes in datagrams {
+                    sequence += 1
+                    let frame = Frame(time: now + latency, sequence: sequence, node: wire.node, link: wire.link, bytes: bytes)
+                    if !lose(frame) { queue.append(frame) }
+                }
             }
         }
     }
@@ -304,7 +306,7 @@ struct MeshNodeCoreCompressionTests {
         for _ in 0..<50 {
             network.now += 10
             for action in network.nodes[1]!.tick(now: network.now) {
-                if case .send(.packet(let copy, _, _), _) = action, copy.type == .message {
+                if case .send(.packet(let copy, _, _, _), _) = action, copy.type == .message {
                     relayed.append(copy.payload)
                     #expect(copy.isCompressed)
                 }

@@ -45,11 +45,24 @@ struct Harness {
         configuration.linkUpSyncDelayMilliseconds = 1_000_000_000
         return configuration
     }
+
+    /// ``quiet`` with every acknowledgement sent at once.
+    static var immediateAcknowledgements: MeshRouter.Configuration {
+        var configuration = quiet
+        configuration.acknowledgementDelayMilliseconds = 0
+        return configuration
+    }
 }
 
 extension MeshRouter.Action {
     var transmitted: (packet: MeshPacket, links: [LinkID])? {
         if case .transmit(let packet, _, let links, _) = self { return (packet, links) }
+        return nil
+    }
+    var carrying: (packet: MeshPacket, link: LinkID, acknowledgements: [HopAcknowledgement])? {
+        if case .transmitWithAcknowledgements(let packet, _, let link, _, let acknowledgements) = self {
+            return (packet, link, acknowledgements)
+        }
         return nil
     }
     var delivered: MeshPacket? {
@@ -187,16 +200,20 @@ struct DirectedTests {
         var harness = Self.learnedAlice()
         _ = harness.router.originate(Harness.directed(from: Harness.me, to: Harness.alice), now: harness.now)
         var links: [LinkID] = []
-        for _ in 0..<4 {
-            links += harness.advance(260).compactMap(\.transmitted).filter { $0.packet.type == .noiseEncrypted }.flatMap(\.links)
+        func sent(_ actions: [MeshRouter.Action]) -> [LinkID] {
+            actions.compactMap(\.transmitted).filter { $0.packet.type == .noiseEncrypted }.flatMap(\.links)
         }
+        // The next hop may hold its acknowledgement back 500 ms: a retry waits 250 ms more.
+        #expect(sent(harness.advance(740)).isEmpty)
+        links += sent(harness.advance(20))
+        for _ in 0..<3 { links += sent(harness.advance(760)) }
         #expect(links == [LinkID(1), LinkID(1), LinkID(2), LinkID(2)])
         #expect(harness.router.statistics.retransmissions >= 2)
     }
 
     @Test("a relay acknowledges upstream and forwards with TTL at least 1; the recipient delivers and acknowledges")
     func relayAndRecipient() {
-        var harness = Self.learnedAlice()
+        var harness = Self.learnedAlice(configuration: Harness.immediateAcknowledgements)
         let packet = Harness.directed(from: Harness.bob, to: Harness.alice)
         let actions = harness.receive(packet, on: 0)
         #expect(actions.compactMap(\.acknowledgement).map(\.1) == [LinkID(0)])

@@ -6,14 +6,15 @@ internal import InvisoFuzzSupport
 /// Accepted input must be the packet's own encoding followed by nothing or a valid PKCS#7
 /// pad; the encoding, padded or not, must decode to the same packet; the signing bytes must
 /// exist; decompression must fail with a `MeshWireError` or produce exactly the declared
-/// size. As a link frame (`MeshFrame(decoding:)`), a packet or hop-count envelope it accepts
+/// size. As a link frame (`MeshFrame(decoding:)`), a packet or envelope (`0xE2`, `0xE3`) it accepts
 /// must encode to bytes that decode to the same frame.
 enum PacketScenario {
     static func run(_ bytes: [UInt8]) {
-        if let frame = try? MeshFrame(decoding: bytes), case .packet(let inner, let id, _) = frame {
+        if let frame = try? MeshFrame(decoding: bytes), case .packet(let inner, let id, _, _) = frame {
             invariant(id == PacketID(inner), "a decoded frame's ID is not its packet's")
-            let again = mustSucceed("re-encoding a decoded frame") { try frame.encoded(to: nil, timestamp: 0) }
-            invariant((try? MeshFrame(decoding: again)) == frame, "a frame does not survive encoding")
+            let again = mustSucceed("re-encoding a decoded frame") { try frame.datagrams(to: nil, timestamp: 0) }
+            invariant(again.count == 1, "a decoded frame re-encodes to more than one datagram")
+            invariant((try? MeshFrame(decoding: again[0])) == frame, "a frame does not survive encoding")
         }
         let packet: MeshPacket
         do {

@@ -31,6 +31,11 @@ enum SeedCorpus {
         let inner = mustSucceed("seed envelope") { try packets[1].1.encoded() }
         packets.append(
             ("hop-counted", MeshPacket(type: .invisoHopCounted, ttl: 0, timestamp: 42, senderID: sender, payload: [3] + inner)))
+        // An acknowledging envelope (our 0xE3): hop count 2, two acknowledged packet IDs.
+        let acknowledged = (UInt8(1)...32).map { $0 }
+        packets.append(
+            ("acknowledging", MeshPacket(
+                type: .invisoAcknowledging, ttl: 0, timestamp: 43, senderID: sender, payload: [2, 2] + acknowledged + inner)))
         for (name, packet) in packets {
             for padded in [false, true] {
                 let bytes = mustSucceed("seed \(name)") { try packet.encoded(padded: padded) }

@@ -1,9 +1,10 @@
 public import NIOCore
 
 /// A ``MeshLink`` to one neighbour at a UDP address: each frame is encoded as one BitChat
-/// packet (see ``MeshFrame/encoded(to:timestamp:hopCounts:)``; a packet with a hop count
-/// goes in our `0xE2` envelope, since every UDP neighbour is an Inviso node) and sent as
-/// one datagram on the node's shared ``UDPMeshSocket``.
+/// packet (see ``MeshFrame/datagrams(to:timestamp:hopCounts:)``; a packet with a hop count
+/// or acknowledgements riding on it goes in our `0xE2` / `0xE3` envelope, since every UDP
+/// neighbour is an Inviso node) and sent as one datagram on the node's shared
+/// ``UDPMeshSocket``.
 ///
 /// Not thread-safe: one owner (``MeshNode``) uses it.
 public final class UDPMeshLink: MeshLink {
@@ -24,9 +25,9 @@ public final class UDPMeshLink: MeshLink {
         self.clock = clock
     }
 
-    /// Sends `frame` as one datagram; a frame that cannot be encoded is dropped.
+    /// Sends `frame` (one datagram); a frame that cannot be encoded is dropped.
     public func send(_ frame: MeshFrame) {
-        guard let bytes = try? frame.encoded(to: peer, timestamp: clock()) else { return }
-        socket.send(bytes, to: address)
+        guard let datagrams = try? frame.datagrams(to: peer, timestamp: clock()) else { return }
+        for bytes in datagrams { socket.send(bytes, to: address) }
     }
 }

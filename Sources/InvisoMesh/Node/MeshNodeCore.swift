@@ -73,7 +73,7 @@ public struct MeshNodeCore: Sendable {
     /// What the owner must do.
     public enum Action: Sendable, Equatable {
         /// Send this frame on this link (``MeshLink/send(_:)``; a link that carries bytes
-        /// encodes it with ``MeshFrame/encoded(to:timestamp:)``).
+        /// encodes it with ``MeshFrame/datagrams(to:timestamp:hopCounts:)``).
         case send(MeshFrame, link: LinkID)
         /// Tell the user.
         case event(Event)
@@ -165,7 +165,7 @@ public struct MeshNodeCore: Sendable {
 
     /// A frame received on a link.
     public mutating func receive(_ frame: MeshFrame, on link: LinkID, now: UInt64) -> [Action] {
-        if case .packet(let packet, _, _) = frame, packet.type == .announce, packet.ttl >= configuration.router.originTTL,
+        if case .packet(let packet, _, _, _) = frame, packet.type == .announce, packet.ttl >= configuration.router.originTTL,
             linkPeers[link] == nil
         {
             // An announcement that crossed no relay names the neighbour on this link.
@@ -281,6 +281,8 @@ public struct MeshNodeCore: Sendable {
             switch action {
             case .transmit(let packet, let id, let links, let hops):
                 actions += links.map { .send(.packet(packet, id: id, hops: hops), link: $0) }
+            case .transmitWithAcknowledgements(let packet, let id, let link, let hops, let acknowledgements):
+                actions.append(.send(.packet(packet, id: id, hops: hops, acknowledgements: acknowledgements), link: link))
             case .sendSyncRequest(let request, let link):
                 actions.append(.send(.syncRequest(request), link: link))
             case .sendAcknowledgement(let ack, let link):

@@ -36,7 +36,10 @@ public struct HopAcknowledgement: Hashable, Sendable {
 extension MessageType {
     /// Inviso's per-hop acknowledgement (``HopAcknowledgement``): not a BitChat type.
     public static let invisoHopAcknowledgement = MessageType(rawValue: 0xE1)
-    /// Inviso's hop-count envelope (``MeshFrame/encoded(to:timestamp:hopCounts:)``): not a
+    /// Inviso's hop-count envelope (``MeshFrame/datagrams(to:timestamp:hopCounts:)``): not a
     /// BitChat type.
     public static let invisoHopCounted = MessageType(rawValue: 0xE2)
+    /// Inviso's envelope for a packet with per-hop acknowledgements riding on it
+    /// (``MeshFrame/datagrams(to:timestamp:hopCounts:)``): not a BitChat type.
+    public static let invisoAcknowledging = MessageType(rawValue: 0xE3)
 }

@@ -3,8 +3,12 @@ extension MeshRouter {
     public enum Action: Sendable {
         /// Send `packet` on each of `links` (one transmission per link), telling the
         /// neighbours it is `hops` links from its origin when they get it (0: unknown; see
-        /// ``MeshFrame/packet(_:id:hops:)``).
+        /// ``MeshFrame/packet(_:id:hops:acknowledgements:)``).
         case transmit(MeshPacket, id: PacketID, links: [LinkID], hops: UInt8 = 0)
+        /// Send `packet` on `link` with these acknowledgements riding on it (one
+        /// transmission; ``MeshFrame/packet(_:id:hops:acknowledgements:)``).
+        case transmitWithAcknowledgements(
+            MeshPacket, id: PacketID, link: LinkID, hops: UInt8, acknowledgements: [HopAcknowledgement])
         /// Send a REQUEST_SYNC to the neighbour on `link`.
         case sendSyncRequest(SyncRequest, link: LinkID)
         /// Send a per-hop acknowledgement to the neighbour on `link`.
@@ -65,8 +69,10 @@ extension MeshRouter {
         public var syncRequestsAnswered = 0
         /// Packets sent in answer to REQUEST_SYNCs.
         public var syncResponsesSent = 0
-        /// Acknowledgements sent.
+        /// Acknowledgements sent in transmissions of their own.
         public var acknowledgementsSent = 0
+        /// Acknowledgements that rode on a packet sent on the same link.
+        public var acknowledgementsPiggybacked = 0
 
         /// All zero.
         public init() {}

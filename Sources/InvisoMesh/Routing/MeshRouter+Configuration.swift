@@ -58,8 +58,16 @@ extension MeshRouter {
 
         // MARK: Directed packets
 
-        /// How long a node waits for a next hop's acknowledgement, in milliseconds.
+        /// How long a node waits for a next hop's acknowledgement beyond the next hop's
+        /// ``acknowledgementDelayMilliseconds``, in milliseconds.
         public var acknowledgementTimeoutMilliseconds: Int64 = 250
+        /// How long an acknowledgement may wait for a packet this node sends on the same
+        /// link anyway, to ride on it (our `0xE3` envelope) instead of costing a
+        /// transmission of its own, in milliseconds; 0 sends each at once. A sender waits
+        /// this long plus ``acknowledgementTimeoutMilliseconds`` before it retries, so every
+        /// node of a mesh should use the same value. `docs/mesh.md`, "Direct messages: what
+        /// per-hop acknowledgements cost".
+        public var acknowledgementDelayMilliseconds: Int64 = 500
         /// Transmissions to one next hop before trying another way.
         public var attemptsPerHop = 3
         /// How long a learned route stays usable without being refreshed, in milliseconds.

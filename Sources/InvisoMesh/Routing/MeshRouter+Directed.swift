@@ -48,13 +48,88 @@ extension MeshRouter {
         actions.append(.transmit(entry.packet, id: id, links: [link], hops: advertisedHops(from: entry.packet.senderID)))
         timers.insert(
             .acknowledgement(id, attempt: entry.attempts + entry.tried.count * 1_000),
-            at: now.adding(milliseconds: configuration.acknowledgementTimeoutMilliseconds).milliseconds)
+            at: now.adding(
+                milliseconds: configuration.acknowledgementTimeoutMilliseconds
+                    + configuration.acknowledgementDelayMilliseconds
+            ).milliseconds)
     }
 
-    /// Tells the neighbour on `link` that this node has the directed packet.
+    /// Tells the neighbour on `link` that this node has the directed packet: at once, or
+    /// (with an acknowledgement delay) on the next packet this node sends on that link
+    /// within the delay, else alone when it runs out.
     mutating func acknowledge(_ id: PacketID, on link: LinkID, into actions: inout [Action]) {
-        statistics.acknowledgementsSent += 1
-        actions.append(.sendAcknowledgement(HopAcknowledgement(senderID: localID, packetID: id), link: link))
+        let acknowledgement = HopAcknowledgement(senderID: localID, packetID: id)
+        let delay = configuration.acknowledgementDelayMilliseconds
+        guard delay > 0 else {
+            statistics.acknowledgementsSent += 1
+            actions.append(.sendAcknowledgement(acknowledgement, link: link))
+            return
+        }
+        if let index = pendingAcknowledgements.firstIndex(where: { $0.link == link }) {
+            guard !pendingAcknowledgements[index].acknowledgements.contains(acknowledgement) else { return }
+            pendingAcknowledgements[index].acknowledgements.append(acknowledgement)
+        } else {
+            let due = currentTime.adding(milliseconds: delay)
+            let entry = PendingAcknowledgements(link: link, due: due, acknowledgements: [acknowledgement])
+            let position = pendingAcknowledgements.firstIndex { $0.link > link } ?? pendingAcknowledgements.count
+            pendingAcknowledgements.insert(entry, at: position)
+            firstAcknowledgementDue = min(firstAcknowledgementDue, due)
+            timers.insert(.acknowledgementsDue, at: due.milliseconds)
+        }
+    }
+
+    /// Puts the waiting acknowledgements on the first packet `actions[first...]` sends on
+    /// their link (up to ``MeshFrame/maxAcknowledgementsPerEnvelope``), and sends alone
+    /// those whose delay is over.
+    mutating func sendPendingAcknowledgements(_ actions: inout [Action], from first: Int) {
+        var index = first
+        while index < actions.count, !pendingAcknowledgements.isEmpty {
+            // Only the links first: most packets go on links with nothing waiting.
+            guard case .transmit(_, _, let links, _) = actions[index],
+                links.contains(where: { link in pendingAcknowledgements.contains { $0.link == link } }),
+                case .transmit(let packet, let id, _, let hops) = actions[index]
+            else {
+                index += 1
+                continue
+            }
+            var rest: [LinkID] = []
+            var carrying: [Action] = []
+            for link in links {
+                guard let position = pendingAcknowledgements.firstIndex(where: { $0.link == link }) else {
+                    rest.append(link)
+                    continue
+                }
+                let waiting = pendingAcknowledgements[position].acknowledgements
+                let riding = Array(waiting.prefix(MeshFrame.maxAcknowledgementsPerEnvelope))
+                if riding.count == waiting.count {
+                    pendingAcknowledgements.remove(at: position)
+                } else {
+                    pendingAcknowledgements[position].acknowledgements.removeFirst(riding.count)
+                }
+                statistics.acknowledgementsPiggybacked += riding.count
+                carrying.append(.transmitWithAcknowledgements(packet, id: id, link: link, hops: hops, acknowledgements: riding))
+            }
+            let replacement = (rest.isEmpty ? [] : [Action.transmit(packet, id: id, links: rest, hops: hops)]) + carrying
+            actions.replaceSubrange(index...index, with: replacement)
+            index += replacement.count
+        }
+        let now = currentTime
+        guard firstAcknowledgementDue <= now else { return }
+        firstAcknowledgementDue = MeshTime(milliseconds: .max)
+        // In link order (the list is kept sorted): reproducible runs.
+        var kept: [PendingAcknowledgements] = []
+        for pending in pendingAcknowledgements {
+            guard pending.due <= now else {
+                firstAcknowledgementDue = min(firstAcknowledgementDue, pending.due)
+                kept.append(pending)
+                continue
+            }
+            statistics.acknowledgementsSent += pending.acknowledgements.count
+            for acknowledgement in pending.acknowledgements {
+                actions.append(.sendAcknowledgement(acknowledgement, link: pending.link))
+            }
+        }
+        pendingAcknowledgements = kept
     }
 
     /// An acknowledgement arrived.

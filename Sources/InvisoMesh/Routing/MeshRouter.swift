@@ -34,6 +34,11 @@ public struct MeshRouter: Sendable {
     var linkPeers: [LinkID: PeerID] = [:]
     var peerLinks: [PeerID: LinkID] = [:]
     var custody: [PacketID: Custody] = [:]
+    /// Acknowledgements waiting to ride on a packet, by link (ascending; a node has few
+    /// links, so a scan beats hashing), and when they go alone.
+    var pendingAcknowledgements: [PendingAcknowledgements] = []
+    /// No entry of ``pendingAcknowledgements`` is due before this.
+    var firstAcknowledgementDue = MeshTime(milliseconds: .max)
     var syncRoundRobin = 0
     /// The last REQUEST_SYNC filter built, valid while the store's version is the same.
     var syncFilterCache: (storeVersion: UInt64, filter: GolombCodedSet, since: UInt64?)?
@@ -51,6 +56,13 @@ public struct MeshRouter: Sendable {
         var duplicates: Int
     }
 
+    /// Acknowledgements for the neighbour on one link, waiting for a packet to ride on.
+    struct PendingAcknowledgements {
+        var link: LinkID
+        var due: MeshTime
+        var acknowledgements: [HopAcknowledgement]
+    }
+
     /// A directed packet sent to a next hop and not yet acknowledged.
     struct Custody {
         var packet: MeshPacket
@@ -65,6 +77,7 @@ public struct MeshRouter: Sendable {
     enum Timer {
         case relay(PacketID)
         case acknowledgement(PacketID, attempt: Int)
+        case acknowledgementsDue
         case periodicSync
         case linkSync(LinkID)
         case maintenance
@@ -111,7 +124,7 @@ public struct MeshRouter: Sendable {
             peerLinks[peer] = link
             flushSpool(for: peer, now: now, into: &actions)
         }
-        finish(&actions)
+        finish(&actions, from: 0)
         return actions
     }
 
@@ -126,9 +139,10 @@ public struct MeshRouter: Sendable {
         routes.remove(link: link)
         responseLog[link] = nil
         lastReversePull[link] = nil
+        pendingAcknowledgements.removeAll { $0.link == link }
         let waiting = custody.filter { $0.value.link == link }.keys.sorted { ($0.high, $0.low) < ($1.high, $1.low) }
         for id in waiting { giveUpOnHop(id, now: now, into: &actions) }
-        finish(&actions)
+        finish(&actions, from: 0)
         return actions
     }
 
@@ -150,6 +164,7 @@ public struct MeshRouter: Sendable {
     /// ``originate(_:id:now:)``, appending the actions to `actions` (a caller that handles
     /// many inputs reuses one array).
     mutating func originate(_ packet: MeshPacket, id: PacketID, now: MeshTime, into actions: inout [Action]) {
+        let first = actions.count
         start(now: now)
         var packet = packet
         packet.ttl = configuration.originTTL
@@ -161,7 +176,7 @@ public struct MeshRouter: Sendable {
         } else {
             forwardDirected(packet, id: id, from: nil, isLocal: true, now: now, into: &actions)
         }
-        finish(&actions)
+        finish(&actions, from: first)
     }
 
     /// A frame arrived on `link`.
@@ -173,9 +188,13 @@ public struct MeshRouter: Sendable {
 
     /// ``receive(_:on:now:)``, appending the actions to `actions`.
     mutating func receive(_ frame: MeshFrame, on link: LinkID, now: MeshTime, into actions: inout [Action]) {
+        let first = actions.count
         start(now: now)
         switch frame {
-        case .packet(let packet, let id, let hops):
+        case .packet(let packet, let id, let hops, let acknowledgements):
+            for acknowledgement in acknowledgements {
+                handleAcknowledgement(acknowledgement, on: link, now: now, into: &actions)
+            }
             if let acknowledgement = HopAcknowledgement(packet: packet) {
                 handleAcknowledgement(acknowledgement, on: link, now: now, into: &actions)
             } else {
@@ -187,7 +206,7 @@ public struct MeshRouter: Sendable {
         case .acknowledgement(let acknowledgement):
             handleAcknowledgement(acknowledgement, on: link, now: now, into: &actions)
         }
-        finish(&actions)
+        finish(&actions, from: first)
     }
 
     /// A packet arrived on `link` (computes its ID).
@@ -205,18 +224,20 @@ public struct MeshRouter: Sendable {
 
     /// ``tick(now:)``, appending the actions to `actions`.
     mutating func tick(now: MeshTime, into actions: inout [Action]) {
+        let first = actions.count
         start(now: now)
         while let (_, timer) = timers.popFirst(notAfter: now.milliseconds) {
             switch timer {
             case .relay(let id): fireRelay(id, now: now, into: &actions)
             case .acknowledgement(let id, let attempt): acknowledgementTimedOut(id, attempt: attempt, now: now, into: &actions)
+            case .acknowledgementsDue: break  // `finish` sends what is due
             case .periodicSync: periodicSync(now: now, into: &actions)
             case .linkSync(let link): if upLinks.contains(link) { sendSyncRequest(on: link, now: now, into: &actions) }
             case .maintenance: maintain(now: now, into: &actions)
             }
         }
         reportedWake = nil
-        finish(&actions)
+        finish(&actions, from: first)
     }
 
     /// When ``tick(now:)`` next has work, if ever.
@@ -260,7 +281,10 @@ public struct MeshRouter: Sendable {
         timers.insert(.maintenance, at: now.adding(milliseconds: configuration.maintenanceIntervalMilliseconds).milliseconds)
     }
 
-    mutating func finish(_ actions: inout [Action]) {
+    /// Ends an input: acknowledgements ride on this input's packets (`actions[first...]`)
+    /// or go alone when due, and a new wake-up time is reported.
+    mutating func finish(_ actions: inout [Action], from first: Int) {
+        if !pendingAcknowledgements.isEmpty { sendPendingAcknowledgements(&actions, from: first) }
         guard let next = nextDeadline else { return }
         if reportedWake == nil || next < reportedWake! {
             actions.append(.schedule(at: next))

@@ -63,6 +63,9 @@ public struct PacketID: Hashable, Sendable, CustomStringConvertible {
         self.syncHash = syncHash & 0x7FFF_FFFF_FFFF_FFFF
     }
 
+    /// The length of an ID on the wire.
+    public static let byteCount = 16
+
     /// Creates an ID from its 16 bytes; `nil` for any other length.
     public init?(bytes: some Collection<UInt8>) {
         guard bytes.count == 16 else { return nil }

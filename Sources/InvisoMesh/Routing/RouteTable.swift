@@ -3,7 +3,7 @@
 ///
 /// Every copy of a packet from `origin` that arrives on link `L` says "`L` leads back
 /// towards `origin`". Between Inviso nodes a copy also carries a hop count (see
-/// ``MeshFrame/packet(_:id:hops:)``): the links from the origin to this node along the
+/// ``MeshFrame/packet(_:id:hops:acknowledgements:)``): the links from the origin to this node along the
 /// sender's best known path. A node keeps, per origin, the link with the lowest hop count,
 /// and the next lowest on another link as the alternate:
 ///

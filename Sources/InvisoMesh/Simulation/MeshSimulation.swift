@@ -129,8 +129,11 @@ public final class MeshSimulation {
         public var broadcastSyncResponses = 0
         /// Workload directed packets (unicast hops, retries, floods, spool deliveries).
         public var directedData = 0
-        /// Acknowledgements of workload directed packets.
+        /// Acknowledgements of workload directed packets (sent alone).
         public var acknowledgements = 0
+        /// Acknowledgements of workload directed packets that rode on another packet (no
+        /// transmission of their own; not in ``total``).
+        public var piggybackedAcknowledgements = 0
         /// REQUEST_SYNCs.
         public var syncRequests = 0
         /// Announces (relays and sync responses included).
@@ -524,6 +527,10 @@ public final class MeshSimulation {
         // What `SimulatedLink.send` does, without going through the link objects.
         case .transmit(let packet, let id, let links, let hops):
             for link in links { transmit(.packet(packet, id: id, hops: hops), from: Int32(node), link: link.rawValue) }
+        case .transmitWithAcknowledgements(let packet, let id, let link, let hops, let acknowledgements):
+            transmit(
+                .packet(packet, id: id, hops: hops, acknowledgements: acknowledgements), from: Int32(node),
+                link: link.rawValue)
         case .sendSyncRequest(let request, let link):
             transmit(.syncRequest(request), from: Int32(node), link: link.rawValue)
         case .sendAcknowledgement(let acknowledgement, let link):
@@ -545,7 +552,10 @@ public final class MeshSimulation {
         var hops: UInt16 = 0
         var carried: Int32 = -1
         switch frame {
-        case .packet(let packet, let id, _):
+        case .packet(let packet, let id, _, let acknowledgements):
+            for acknowledgement in acknowledgements where lookup(acknowledgement.packetID) != nil {
+                counters.piggybackedAcknowledgements += 1
+            }
             if packet.type == .announce {
                 // Only the warm-up makes announces: background traffic, counted but not
                 // followed per message.

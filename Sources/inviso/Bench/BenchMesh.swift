@@ -64,6 +64,9 @@ struct BenchMesh: ParsableCommand {
     @Option(help: ArgumentHelp("Mean REQUEST_SYNC interval in ms.", visibility: .hidden))
     var syncInterval: Int64?
 
+    @Option(help: ArgumentHelp("How long a hop acknowledgement waits for a packet to ride on, in ms (0: alone at once).", visibility: .hidden))
+    var acknowledgementDelay: Int64?
+
     @Flag(help: "One JSON object per line.")
     var json = false
 
@@ -97,6 +100,7 @@ struct BenchMesh: ParsableCommand {
         if let announceRadius { parameters.router.announceRadius = announceRadius }
         if let directedFloodTTL { parameters.router.directedFloodTTL = directedFloodTTL }
         if let syncInterval { parameters.router.syncIntervalMilliseconds = syncInterval }
+        if let acknowledgementDelay { parameters.router.acknowledgementDelayMilliseconds = max(0, acknowledgementDelay) }
         if let routeMetricWindow { parameters.router.routeMetricWindowMilliseconds = routeMetricWindow }
         let graph = GeometricGraph(nodeCount: nodeCount, meanDegree: degree, seed: parameters.seed)
         let n = graph.count
@@ -199,7 +203,8 @@ struct BenchMesh: ParsableCommand {
         out.note(
             "\(nodeCount): \(warmUpEvents) warm-up events, \(counters.events - warmUpEvents) workload events; transmissions: broadcast data \(counters.broadcastData), "
                 + "broadcast sync responses \(counters.broadcastSyncResponses), REQUEST_SYNCs \(counters.syncRequests), "
-                + "directed \(counters.directedData), acknowledgements \(counters.acknowledgements), announces "
+                + "directed \(counters.directedData), acknowledgements \(counters.acknowledgements) (and "
+                + "\(counters.piggybackedAcknowledgements) riding on other packets), announces "
                 + "\(counters.announces), other \(counters.other); lost \(counters.lost); late deliveries: broadcast "
                 + "\(broadcast.late), direct \(direct.late)")
     }

@@ -126,7 +126,12 @@ struct DirectConnectionTests {
 
     @Test("Inbound connections beyond the pending limit are closed at accept")
     func pendingLimit() async throws {
-        let configuration = Support.configuration { $0.maxPendingInbound = 2 }
+        // The two silent connections must outlive the check however slow the host is: a
+        // handshake timeout far beyond the test's own waits (a CI run once failed here).
+        let configuration = Support.configuration {
+            $0.maxPendingInbound = 2
+            $0.handshakeTimeout = .seconds(600)
+        }
         let listener = try await Support.listener(.creator, configuration: configuration)
         let first = try await Support.rawClient(port: listener.port)
         let second = try await Support.rawClient(port: listener.port)
