@@ -15,8 +15,8 @@ struct MeshLineTests {
         let id: String
     }
 
-    static func start(_ nick: String, data: URL, peer: Int?) async throws -> Node {
-        var arguments = ["mesh", "--nick", nick, "--port", "0", "--host", "127.0.0.1", "--json", "--data", data.path]
+    static func start(_ nick: String, data: URL, peer: Int?, extra: [String] = []) async throws -> Node {
+        var arguments = ["mesh", "--nick", nick, "--port", "0", "--host", "127.0.0.1", "--json", "--data", data.path] + extra
         if let peer { arguments += ["--peer", "127.0.0.1:\(peer)"] }
         let process = try ChildProcess(try NoiseInteropTests.invisoBinary(), arguments)
         let started = try #require(
@@ -106,6 +106,39 @@ struct MeshLineTests {
             #expect(!nodes[index].process.events.contains { $0["event"] as? String == "private" })
             #expect(!transcript.contains("secret"), "\(Self.nicks[index]) printed a private message\n\(transcript)")
         }
+    }
+
+    @Test("with --discover and no --peer, three nodes on this machine find each other by broadcast and talk")
+    func discovery() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-mesh-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // A port of this run's own, so that concurrent runs on one machine do not meet.
+        let port = Int.random(in: 40_000...59_999)
+        let discover = ["--discover", "--discovery-port", "\(port)", "--broadcast", "127.255.255.255"]
+        var nodes: [Node] = []
+        defer { for node in nodes { node.process.kill() } }
+        for nick in ["a", "b", "c"] {
+            await nodes.append(try Self.start(nick, data: root.appendingPathComponent(nick), peer: nil, extra: discover))
+        }
+        for (index, nick) in ["a", "b", "c"].enumerated() {
+            for other in ["a", "b", "c"] where other != nick {
+                #expect(
+                    await nodes[index].process.waitForEvent(timeout: Self.timeout, Self.event("peer", ["nick": other])) != nil,
+                    "\(nick) never found \(other)\n\(nodes[index].process.transcript)")
+            }
+        }
+        nodes[0].process.write("found you\n/msg c only for c\n")
+        for index in 1..<3 {
+            #expect(
+                await nodes[index].process.waitForEvent(timeout: Self.timeout, Self.event("public", ["from": "a", "text": "found you"]))
+                    != nil, "\(nodes[index].process.transcript)")
+        }
+        #expect(
+            await nodes[2].process.waitForEvent(timeout: Self.timeout, Self.event("private", ["from": "a", "text": "only for c"]))
+                != nil, "\(nodes[2].process.transcript)")
+        for node in nodes { node.process.closeInput() }
+        for node in nodes { #expect(await node.process.waitForExit(timeout: Self.timeout) == 0, "\(node.process.transcript)") }
+        #expect(!nodes[1].process.events.contains { $0["event"] as? String == "private" })
     }
 
     @Test("undelivered private messages are kept sealed in the data directory and survive a restart")

@@ -33,10 +33,16 @@ public final class UDPMeshSocket: Sendable {
     ///   - host: the address to bind (`0.0.0.0` for every interface, `127.0.0.1` for loopback).
     ///   - port: the port; 0 picks a free one (see ``localPort``).
     ///   - group: the event loops to run on.
+    ///   - socketOptions: options set before binding (``MeshDiscovery`` shares its port).
     /// - Throws: NIO's error when the address is invalid or the port is taken.
-    public static func bind(host: String, port: Int, group: any EventLoopGroup) async throws -> UDPMeshSocket {
+    public static func bind(
+        host: String, port: Int, group: any EventLoopGroup,
+        socketOptions: [(ChannelOptions.Types.SocketOption, SocketOptionValue)] = []
+    ) async throws -> UDPMeshSocket {
         let (stream, continuation) = AsyncStream<Datagram>.makeStream(bufferingPolicy: .bufferingNewest(4_096))
-        let channel = try await DatagramBootstrap(group: group)
+        var bootstrap = DatagramBootstrap(group: group)
+        for (option, value) in socketOptions { bootstrap = bootstrap.channelOption(option, value: value) }
+        let channel = try await bootstrap
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: maximumDatagram))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -8,7 +8,8 @@ public import NIOCore
 /// becomes a neighbour too (up to ``maximumLinks``), so a line only needs each node to name
 /// the one before it. A neighbour silent for ``linkTimeout`` milliseconds goes down (the
 /// router stops counting on it) and comes back up with its next datagram, which starts a
-/// gossip sync with it.
+/// gossip sync with it. With a ``MeshDiscovery``, every node heard on the LAN's discovery
+/// port becomes a neighbour too.
 public actor MeshNode {
     /// How long a neighbour may stay silent before its link goes down (ms). Nodes announce
     /// every 10 s, so this covers three lost announcements.
@@ -17,6 +18,8 @@ public actor MeshNode {
     public static let maximumLinks = 64
     /// The longest the timer sleeps between checks (ms).
     static let maximumSleep: UInt64 = 250
+    /// How often a node with discovery broadcasts its beacon (ms).
+    public static let beaconInterval: UInt64 = 5_000
 
     private struct Neighbour {
         var link: UDPMeshLink
@@ -26,6 +29,7 @@ public actor MeshNode {
 
     private var core: MeshNodeCore
     private let socket: UDPMeshSocket
+    private let discovery: MeshDiscovery?
     private let clock: @Sendable () -> UInt64
     private var neighbours: [LinkID: Neighbour] = [:]
     private var linksByAddress: [SocketAddress: LinkID] = [:]
@@ -41,10 +45,17 @@ public actor MeshNode {
     ///   - core: the protocol state (identity, nickname, restored outbox).
     ///   - socket: the bound UDP socket.
     ///   - neighbours: the configured neighbours' addresses.
+    ///   - discovery: finds more neighbours on the LAN (`nil`: only the configured ones and
+    ///     those that send us packets); the node broadcasts its beacon every
+    ///     ``beaconInterval`` and closes it when it stops.
     ///   - clock: milliseconds since the Unix epoch (packet timestamps use it).
-    public init(core: MeshNodeCore, socket: UDPMeshSocket, neighbours: [SocketAddress], clock: @escaping @Sendable () -> UInt64) {
+    public init(
+        core: MeshNodeCore, socket: UDPMeshSocket, neighbours: [SocketAddress], discovery: MeshDiscovery? = nil,
+        clock: @escaping @Sendable () -> UInt64
+    ) {
         self.core = core
         self.socket = socket
+        self.discovery = discovery
         self.clock = clock
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         let now = clock()
@@ -77,6 +88,21 @@ public actor MeshNode {
                     try? await Task.sleep(for: .milliseconds(delay))
                 }
             })
+        if let discovery {
+            tasks.append(
+                Task { [weak self] in
+                    for await address in discovery.discovered {
+                        await self?.addNeighbour(address)
+                    }
+                })
+            tasks.append(
+                Task {
+                    while !Task.isCancelled {
+                        discovery.announce()
+                        try? await Task.sleep(for: .milliseconds(Self.beaconInterval))
+                    }
+                })
+        }
     }
 
     /// Stops the timer and the receiver and closes the socket; ``events`` finishes.
@@ -84,6 +110,7 @@ public actor MeshNode {
         for task in tasks { task.cancel() }
         tasks = []
         await socket.close()
+        await discovery?.close()
         continuation.finish()
     }
 
@@ -114,6 +141,27 @@ public actor MeshNode {
     /// The number of neighbour links up now.
     public var linksUp: Int { neighbours.values.count { $0.isUp } }
 
+    /// Makes `address` a neighbour and brings its link up (a node found by discovery).
+    /// Nothing happens for an address that already is one, or when the node has
+    /// ``maximumLinks`` neighbours.
+    public func addNeighbour(_ address: SocketAddress) {
+        guard linksByAddress[address] == nil, neighbours.count < Self.maximumLinks else { return }
+        let now = clock()
+        let link = makeNeighbour(address, now: now)
+        neighbours[link]?.isUp = true
+        perform(core.linkUp(link, now: now))
+    }
+
+    /// A new neighbour at `address`, its link down.
+    private func makeNeighbour(_ address: SocketAddress, now: UInt64) -> LinkID {
+        let link = LinkID(nextLink)
+        nextLink += 1
+        linksByAddress[address] = link
+        neighbours[link] = Neighbour(
+            link: UDPMeshLink(id: link, address: address, socket: socket, clock: clock), lastHeard: now, isUp: false)
+        return link
+    }
+
     // MARK: - Driving the core
 
     private func received(_ datagram: UDPMeshSocket.Datagram) {
@@ -125,12 +173,7 @@ public actor MeshNode {
         } else {
             // Only a datagram that is a packet makes a stranger a neighbour.
             guard neighbours.count < Self.maximumLinks else { return }
-            link = LinkID(nextLink)
-            nextLink += 1
-            linksByAddress[datagram.sender] = link
-            neighbours[link] = Neighbour(
-                link: UDPMeshLink(id: link, address: datagram.sender, socket: socket, clock: clock), lastHeard: now,
-                isUp: false)
+            link = makeNeighbour(datagram.sender, now: now)
         }
         neighbours[link]?.lastHeard = now
         if neighbours[link]?.isUp == false {

@@ -13,8 +13,11 @@ struct MeshCommand: AsyncParsableCommand {
             Each line on standard input is a public message. Commands: /msg NICK text sends a \
             private message (NICK may also be a peer ID or fingerprint in hex), /peers lists \
             the peers with their fingerprints, /quit leaves (so does end of input). Neighbours \
-            are the --peer addresses plus every address that sends us a packet. The identity \
-            and the private messages not yet delivered are kept, sealed, in the data directory.
+            are the --peer addresses plus every address that sends us a packet; with \
+            --discover, also every node that broadcasts on the LAN's discovery port \
+            (--discovery-port, to --broadcast; 127.255.255.255 finds nodes on this machine). \
+            The identity and the private messages not yet delivered are kept, sealed, in the \
+            data directory.
 
             With --json every output line is a JSON object: {"event":"started",…}, \
             {"event":"peer","nick":…,"fingerprint":…,"id":…}, \
@@ -39,6 +42,15 @@ struct MeshCommand: AsyncParsableCommand {
     @Option(name: .customLong("peer"), help: "A neighbour's HOST:PORT (repeatable).")
     var peers: [String] = []
 
+    @Flag(help: "Find neighbours on the LAN by UDP broadcast (and be found).")
+    var discover = false
+
+    @Option(help: "The discovery port, the same for every node (with --discover).")
+    var discoveryPort = 7_946
+
+    @Option(help: "Where discovery beacons go (with --discover).")
+    var broadcast = "255.255.255.255"
+
     @Flag(help: "Print JSON lines instead of text.")
     var json = false
 
@@ -51,6 +63,12 @@ struct MeshCommand: AsyncParsableCommand {
             throw ValidationError("--nick must be 1–64 bytes without control characters")
         }
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard (1...65_535).contains(discoveryPort) else {
+            throw ValidationError("--discovery-port must be between 1 and 65535")
+        }
+        guard (try? SocketAddress(ipAddress: broadcast, port: discoveryPort)) != nil else {
+            throw ValidationError("--broadcast must be an IP address")
+        }
     }
 
     func run() async throws {
@@ -100,7 +118,20 @@ private struct MeshCLISession {
         }
         let core = MeshNodeCore(
             identity: identity, nickname: command.nick, seed: UInt64.random(in: 0...UInt64.max), outbox: outbox)
-        let node = MeshNode(core: core, socket: socket, neighbours: neighbours, clock: MeshCommand.wallClock)
+        var discovery: MeshDiscovery?
+        if command.discover {
+            let beacon = MeshDiscovery.Beacon(port: UInt16(socket.localPort ?? command.port), peerID: identity.peerID)
+            do {
+                discovery = try await MeshDiscovery(
+                    beacon: beacon, port: command.discoveryPort, broadcast: command.broadcast,
+                    group: MultiThreadedEventLoopGroup.singleton)
+            } catch {
+                await socket.close()
+                throw CLIError("cannot use discovery port \(command.discoveryPort): \(error)")
+            }
+        }
+        let node = MeshNode(
+            core: core, socket: socket, neighbours: neighbours, discovery: discovery, clock: MeshCommand.wallClock)
         output.started(identity: identity, nick: command.nick, port: socket.localPort ?? command.port, pending: outbox.count)
         await node.start()
         return MeshCLISession(node: node, state: state, output: output)
