@@ -40,15 +40,14 @@ public final class MeshDiscovery: Sendable {
         public init?(bytes: [UInt8]) {
             guard bytes.count == Self.byteCount, bytes.starts(with: Self.magic), bytes[4] == Self.version else { return nil }
             let port = UInt16(bytes[5]) << 8 | UInt16(bytes[6])
-            guard port != 0 else { return nil }
+            guard port != 0, let peerID = PeerID(bytes: bytes[7...]) else { return nil }
             self.port = port
-            peerID = PeerID(rawValue: bytes[7...].reduce(0) { $0 << 8 | UInt64($1) })
+            self.peerID = peerID
         }
 
         /// The 15 bytes.
         public var bytes: [UInt8] {
-            Self.magic + [Self.version, UInt8(port >> 8), UInt8(port & 0xFF)]
-                + (0..<8).map { UInt8(truncatingIfNeeded: peerID.rawValue >> (56 - 8 * $0)) }
+            Self.magic + [Self.version, UInt8(port >> 8), UInt8(port & 0xFF)] + peerID.bytes
         }
     }
 

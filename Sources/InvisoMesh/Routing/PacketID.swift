@@ -68,7 +68,7 @@ public struct PacketID: Hashable, Sendable, CustomStringConvertible {
 
     /// Creates an ID from its 16 bytes; `nil` for any other length.
     public init?(bytes: some Collection<UInt8>) {
-        guard bytes.count == 16 else { return nil }
+        guard bytes.count == Self.byteCount else { return nil }
         var high: UInt64 = 0
         var low: UInt64 = 0
         for (index, byte) in bytes.enumerated() {
@@ -79,7 +79,7 @@ public struct PacketID: Hashable, Sendable, CustomStringConvertible {
 
     /// The 16 ID bytes.
     public var bytes: [UInt8] {
-        (0..<16).map { index in
+        (0..<Self.byteCount).map { index in
             UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (56 - 8 * (index % 8)))
         }
     }
