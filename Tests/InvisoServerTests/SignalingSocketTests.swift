@@ -7,7 +7,7 @@ import Testing
 @Suite("Signaling sockets, frame by frame")
 struct SignalingSocketTests {
     /// Pairs a room and joins both raw sockets; returns them after both have `room_ready`.
-    private static func joined(
+    static func joined(
         _ server: TestServer, code: String, receiveBuffer: Int? = nil
     ) async throws -> (creator: RawWebSocket, joiner: RawWebSocket, roomID: String) {
         let roomID = try await server.pair(code: code, creator: "c-\(code)", joiner: "j-\(code)")

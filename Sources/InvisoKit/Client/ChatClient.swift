@@ -150,21 +150,17 @@ public actor ChatClient {
         let device = newDeviceID()
         deviceID = device
         staticKey = newStaticKey()
-        var created: RoomAPI.CreatedRoom?
         let expiry = max(1, min(86_400, Int(configuration.inviteExpiry / .seconds(1))))
-        for _ in 0..<5 {
-            let code = Invite.randomJoinCode(using: &random.generator)
-            do {
-                created = try await api.createRoom(joinID: code, deviceID: device, expiresInSeconds: expiry)
-                break
-            } catch where error == .codeTaken {
-                continue
-            } catch {
-                state = .idle
-                throw ChatError(.server, error.description)
-            }
+        // The server picks the code: proposing our own would let a taken code's 409 tell
+        // us (or anyone) which codes are live.
+        let created: RoomAPI.CreatedRoom
+        do {
+            created = try await api.createRoom(deviceID: device, expiresInSeconds: expiry)
+        } catch {
+            state = .idle
+            throw ChatError(.server, error.description)
         }
-        guard let created, let invite = try? Invite.generate(joinCode: created.joinID, using: &random.generator) else {
+        guard let invite = try? Invite.generate(joinCode: created.joinID, using: &random.generator) else {
             state = .idle
             throw ChatError(.server, "no free join code")
         }

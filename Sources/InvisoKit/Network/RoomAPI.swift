@@ -37,25 +37,26 @@ public struct RoomAPI: Sendable {
         self.logger = logger
     }
 
-    /// Publishes `joinID` for this device (`POST /api/rooms`).
+    /// Publishes a join code for this device (`POST /api/rooms`).
     ///
     /// - Parameters:
-    ///   - joinID: The six-digit code the client proposes.
+    ///   - joinID: The six-digit code the client proposes, or `nil` (the default) to have
+    ///     the server pick an unused one — which never tells anyone whether some other
+    ///     code is live, so clients should let the server choose.
     ///   - deviceID: This device's per-session ID (`client1`).
     ///   - expiresInSeconds: The code's lifetime, 1…86,400.
     /// - Throws: ``RoomAPIError/codeTaken`` (propose another code),
     ///   ``RoomAPIError/invalidRequest`` (bad code or lifetime), or a transport or server
     ///   error.
-    public func createRoom(joinID: String, deviceID: String, expiresInSeconds: Int) async throws(RoomAPIError)
+    public func createRoom(joinID: String? = nil, deviceID: String, expiresInSeconds: Int) async throws(RoomAPIError)
         -> CreatedRoom
     {
-        guard JoinCode.isValid(joinID), (1...CreateRoomRequest.maxExpiresInSeconds).contains(expiresInSeconds) else {
+        guard joinID.map(JoinCode.isValid) ?? true, (1...CreateRoomRequest.maxExpiresInSeconds).contains(expiresInSeconds) else {
             throw .invalidRequest
         }
-        let body = JSONObject([
-            ("joinid", .string(joinID)), ("client1", .string(deviceID)),
-            ("expiresInSeconds", .integer(expiresInSeconds)),
-        ])
+        var fields: [(String, JSONValue)] = joinID.map { [("joinid", .string($0))] } ?? []
+        fields += [("client1", .string(deviceID)), ("expiresInSeconds", .integer(expiresInSeconds))]
+        let body = JSONObject(fields)
         let (status, json) = try await call("POST", "/api/rooms", body, route: "create")
         guard status == 201, let code = json?["joinid"]?.stringValue, let exp = json?["exp"]?.stringValue else {
             throw RoomAPIError(.unexpectedResponse, status: status)

@@ -14,7 +14,4 @@ public struct InvisoRequestContext: RequestContext {
         coreContext = CoreRequestContextStorage(source: source)
         remoteAddress = source.channel.remoteAddress
     }
-
-    /// The client's IP address (the key of the attempt limiter).
-    var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
 }

@@ -33,7 +33,15 @@ struct RoomAPI: Sendable {
     let hub: SignalingHub
     let environment: ServerEnvironment
     let limits: ServerLimits
+    /// Failed guesses per source: accepts and checks of codes that are not live, creates
+    /// of codes that are taken.
     let acceptLimiter: AttemptLimiter
+    /// Creations per source.
+    let createLimiter: KeyedRateLimiter
+    /// Checks per source.
+    let checkLimiter: KeyedRateLimiter
+    /// Live codes per source.
+    let liveCodes: LiveCodeLedger
     let turn: TURNConfiguration?
     let metrics: ServerMetrics
     let logger: Logger
@@ -44,13 +52,36 @@ struct RoomAPI: Sendable {
     // MARK: - Rooms
 
     /// `POST /api/rooms`.
-    func createRoom(_ body: some Collection<UInt8>) async -> RESTReply {
+    ///
+    /// Not a way to learn which codes are live: creations are rate-limited per source, a
+    /// source holds at most ``ServerLimits/liveCodesPerSource`` live codes, and a proposed
+    /// code that is taken (`409 code_taken`) counts as a failed guess like a wrong
+    /// `accept` — ten a minute, then `429`. A client that omits `joinid` gets a free code
+    /// from the server and never sees a 409.
+    func createRoom(_ body: some Collection<UInt8>, clientAddress: String) async -> RESTReply {
         await reply {
-            let request = try CreateRoomRequest(json: try Self.object(body))
             let now = environment.now()
+            let request = try CreateRoomRequest(json: try Self.object(body))
+            guard createLimiter.take(clientAddress, now: now) else {
+                metrics.rateLimited(.create)
+                throw RESTError.tooManyRequests
+            }
+            var attempt: AttemptLimiter.Attempt?
+            if request.joinid != nil {
+                guard let begun = acceptLimiter.begin(clientAddress, now: now) else {
+                    metrics.rateLimited(.accept)
+                    throw RESTError.tooManyAttempts
+                }
+                attempt = begun
+            }
+            guard let place = liveCodes.reserve(clientAddress, now: now) else {
+                attempt?.succeeded()
+                metrics.rateLimited(.liveCodes)
+                throw RESTError.tooManyCodes
+            }
             let expires = now.addingTimeInterval(TimeInterval(request.expiresInSeconds))
             var code = request.joinid ?? environment.randomJoinCode()
-            var attempt = 1
+            var tries = 1
             while true {
                 let pending = PendingRoom(
                     joinID: code, client1: request.client1, client1Token: request.client1_token,
@@ -59,13 +90,21 @@ struct RoomAPI: Sendable {
                     try await store.insertPending(pending, now: now)
                     break
                 } catch let error as RoomStoreError where error.code == .codeTaken {
-                    guard request.joinid == nil, attempt < Self.allocationAttempts else {
+                    guard request.joinid == nil, tries < Self.allocationAttempts else {
+                        place.cancel()
+                        // A proposed code that is taken stays counted as a failed guess.
                         throw request.joinid == nil ? RESTError(status: 503, code: "no_free_code") : RESTError.codeTaken
                     }
-                    attempt += 1
+                    tries += 1
                     code = environment.randomJoinCode()
+                } catch {
+                    place.cancel()
+                    attempt?.succeeded()
+                    throw error
                 }
             }
+            attempt?.succeeded()
+            place.commit(code: code, expiresAt: expires)
             metrics.codesCreated.increment()
             logger.info("code created", metadata: ["expiresIn": "\(request.expiresInSeconds)"])
             return RESTReply(status: 201, body: CreateRoomResponse(exp: Self.isoTimestamp(expires), joinid: code).json)
@@ -76,44 +115,63 @@ struct RoomAPI: Sendable {
     func acceptRoom(_ body: some Collection<UInt8>, clientAddress: String) async -> RESTReply {
         await reply {
             let now = environment.now()
-            try refuseIfBlocked(clientAddress, now: now)
             let request = try AcceptRoomRequest(json: try Self.object(body))
+            let attempt = try beginAttempt(clientAddress, now: now)
             let roomID = environment.randomHex(24)
-            let outcome = try await store.accept(
-                joinID: request.joinid, client2: request.client2, client2Token: request.client2_token,
-                client2Platform: request.platform, roomID: roomID, now: now)
+            let outcome: AcceptOutcome
+            do {
+                outcome = try await store.accept(
+                    joinID: request.joinid, client2: request.client2, client2Token: request.client2_token,
+                    client2Platform: request.platform, roomID: roomID, now: now)
+            } catch {
+                attempt.succeeded()  // the store failed, not the guess
+                throw error
+            }
             switch outcome {
             case .accepted(let room):
+                attempt.succeeded()
+                liveCodes.release(code: request.joinid)
                 metrics.roomsCreated.increment()
                 logger.info("code accepted", metadata: ["room": "\(Redact.room(room.roomID))"])
                 await hub.codeAccepted(joinID: request.joinid, roomID: room.roomID)
                 return RESTReply(status: 200, body: RoomIDResponse(roomid: room.roomID).json)
             case .notFoundOrExpired:
-                acceptLimiter.recordFailure(clientAddress, now: now)
-                throw RESTError.notFoundOrExpired
+                throw RESTError.notFoundOrExpired  // the attempt stays counted as a failure
             case .alreadyAccepted:
-                acceptLimiter.recordFailure(clientAddress, now: now)
                 try await burnIfGuessed(request.joinid, now: now)
                 throw RESTError.alreadyAccepted
             }
         }
     }
 
-    /// `POST /api/rooms/check`.
+    /// `POST /api/rooms/check`: rate-limited per source; a check of a code that is not
+    /// live, or of a live code with the wrong creator, counts as a failed guess.
     func checkRoom(_ body: some Collection<UInt8>, clientAddress: String) async -> RESTReply {
         await reply {
             let now = environment.now()
-            try refuseIfBlocked(clientAddress, now: now)
             let request = try CheckRoomRequest(json: try Self.object(body))
-            switch try await store.check(joinID: request.joinid, client1: request.client1, now: now) {
+            guard checkLimiter.take(clientAddress, now: now) else {
+                metrics.rateLimited(.check)
+                throw RESTError.tooManyRequests
+            }
+            let attempt = try beginAttempt(clientAddress, now: now)
+            let outcome: CheckOutcome
+            do {
+                outcome = try await store.check(joinID: request.joinid, client1: request.client1, now: now)
+            } catch {
+                attempt.succeeded()
+                throw error
+            }
+            switch outcome {
             case .accepted(let roomID):
+                attempt.succeeded()
                 return RESTReply(status: 200, body: RoomIDResponse(roomid: roomID).json)
             case .pending:
+                attempt.succeeded()
                 return RESTReply(status: 204, body: nil)
             case .notFound:
-                // A live code asked about with the wrong creator is a guess against it.
+                // A live code asked about with the wrong creator is also a guess against the code.
                 if try await store.pending(joinID: request.joinid, now: now) != nil {
-                    acceptLimiter.recordFailure(clientAddress, now: now)
                     try await burnIfGuessed(request.joinid, now: now)
                 }
                 throw RESTError.notFoundOrExpired
@@ -186,12 +244,14 @@ struct RoomAPI: Sendable {
 
     // MARK: - Helpers
 
-    /// `429 too_many_attempts` when `clientAddress` used up its failed accepts and checks.
-    private func refuseIfBlocked(_ clientAddress: String, now: Date) throws(RESTError) {
-        guard !acceptLimiter.isBlocked(clientAddress, now: now) else {
+    /// Starts a guess-like attempt for `clientAddress`, counted as a failure until it
+    /// succeeds; `429 too_many_attempts` when the source used up its failures.
+    private func beginAttempt(_ clientAddress: String, now: Date) throws(RESTError) -> AttemptLimiter.Attempt {
+        guard let attempt = acceptLimiter.begin(clientAddress, now: now) else {
             metrics.rateLimited(.accept)
             throw .tooManyAttempts
         }
+        return attempt
     }
 
     /// Counts a failed guess against `joinID` and logs when that burnt the code.

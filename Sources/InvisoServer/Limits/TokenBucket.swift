@@ -29,4 +29,13 @@ public struct TokenBucket: Sendable, Equatable {
         tokens -= amount
         return true
     }
+
+    /// The tokens the bucket would hold at `now`.
+    public func tokens(at now: Date) -> Double {
+        guard let updated else { return tokens }
+        return min(burst, tokens + max(0, now.timeIntervalSince(updated)) * rate)
+    }
+
+    /// Whether the bucket is full at `now` (its key has been idle long enough to forget).
+    public func isFull(at now: Date) -> Bool { tokens(at: now) >= burst }
 }

@@ -5,7 +5,10 @@ public import Prometheus
 /// Names: `inviso_connections` (open WebSockets), `inviso_rooms` and
 /// `inviso_pending_codes` (live, refreshed at each scrape), `inviso_relayed_messages_total`
 /// and `inviso_relayed_bytes_total` (label `kind`: `text` or `binary`),
-/// `inviso_rate_limited_total` (label `limit`: `accept`, `socket`, `room_quota`),
+/// `inviso_rate_limited_total` (label `limit`: `accept`, `create`, `check`, `socket`,
+/// `room_quota`, `live_codes`), `inviso_connections_closed_total` (label `reason`:
+/// `deadline` for a request or handshake not done in time, `slow_reader` for a socket
+/// that stopped reading, `connection_cap` for a connection refused or evicted by a cap),
 /// `inviso_codes_created_total`, `inviso_rooms_created_total`.
 public struct ServerMetrics: Sendable {
     /// Where the metrics live.
@@ -20,12 +23,23 @@ public struct ServerMetrics: Sendable {
     let acceptLimited: Counter
     let socketLimited: Counter
     let quotaLimited: Counter
+    let createLimited: Counter
+    let checkLimited: Counter
+    let liveCodesLimited: Counter
+    let closedDeadline: Counter
+    let closedSlowReader: Counter
+    let closedConnectionCap: Counter
     let codesCreated: Counter
     let roomsCreated: Counter
 
     /// The limits whose refusals are counted.
     enum Limit {
-        case accept, socket, roomQuota
+        case accept, create, check, socket, roomQuota, liveCodes
+    }
+
+    /// Why the server closed a connection on its own.
+    enum CloseReason {
+        case deadline, slowReader, connectionCap
     }
 
     /// Registers the metrics in `registry` (a new one by default).
@@ -44,6 +58,14 @@ public struct ServerMetrics: Sendable {
         acceptLimited = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: limited, unitName: "", helpText: "Refused by a limit"), labels: [("limit", "accept")])
         socketLimited = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: limited, unitName: "", helpText: "Refused by a limit"), labels: [("limit", "socket")])
         quotaLimited = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: limited, unitName: "", helpText: "Refused by a limit"), labels: [("limit", "room_quota")])
+        createLimited = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: limited, unitName: "", helpText: "Refused by a limit"), labels: [("limit", "create")])
+        checkLimited = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: limited, unitName: "", helpText: "Refused by a limit"), labels: [("limit", "check")])
+        liveCodesLimited = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: limited, unitName: "", helpText: "Refused by a limit"), labels: [("limit", "live_codes")])
+        let closed = "inviso_connections_closed_total"
+        let closedHelp = "Connections the server closed on its own"
+        closedDeadline = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: closed, unitName: "", helpText: closedHelp), labels: [("reason", "deadline")])
+        closedSlowReader = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: closed, unitName: "", helpText: closedHelp), labels: [("reason", "slow_reader")])
+        closedConnectionCap = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: closed, unitName: "", helpText: closedHelp), labels: [("reason", "connection_cap")])
         codesCreated = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: "inviso_codes_created_total", unitName: "", helpText: "Join codes created"))
         roomsCreated = registry.makeCounter(descriptor: MetricNameDescriptor(metricName: "inviso_rooms_created_total", unitName: "", helpText: "Rooms created (codes accepted)"))
     }
@@ -63,6 +85,17 @@ public struct ServerMetrics: Sendable {
         case .accept: acceptLimited.increment()
         case .socket: socketLimited.increment()
         case .roomQuota: quotaLimited.increment()
+        case .create: createLimited.increment()
+        case .check: checkLimited.increment()
+        case .liveCodes: liveCodesLimited.increment()
+        }
+    }
+
+    func closed(_ reason: CloseReason) {
+        switch reason {
+        case .deadline: closedDeadline.increment()
+        case .slowReader: closedSlowReader.increment()
+        case .connectionCap: closedConnectionCap.increment()
         }
     }
 

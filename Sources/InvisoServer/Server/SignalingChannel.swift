@@ -22,8 +22,9 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
         case signaling
         /// Plain HTTP, served by Hummingbird.
         case http(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
-        /// An upgrade request we refused (wrong path or headers): answered with 400.
-        case refusedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>)
+        /// An upgrade request we refused: answered with 400 (wrong path or headers), or
+        /// 426 and `Sec-WebSocket-Version: 13` for another protocol version (RFC 6455 §4.4).
+        case refusedUpgrade(NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>, versionMismatch: Bool)
     }
 
     public struct Value: ServerChildChannelValue {
@@ -31,33 +32,52 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
         public let channel: any Channel
     }
 
+    /// A connection refused by a connection cap before it was set up.
+    struct Refused: Error {}
+
     public let responder: HTTPChannelHandler.Responder
     private let hub: SignalingHub
+    private let guardian: ConnectionGuardian
     private let maxMessageBytes: Int
-    private let silenceTimeout: TimeAmount
+    private let socketLimits: SocketLimits
+    private let timeouts: ConnectionGuardHandler.Timeouts
+    private let ipv6PrefixLength: Int
     private let http1: HTTP1Channel.Configuration
 
     init(
-        responder: @escaping HTTPChannelHandler.Responder, hub: SignalingHub, maxMessageBytes: Int, silenceTimeout: TimeAmount,
+        responder: @escaping HTTPChannelHandler.Responder, hub: SignalingHub, guardian: ConnectionGuardian, limits: ServerLimits,
         http1: HTTP1Channel.Configuration = .init()
     ) {
         self.responder = responder
         self.hub = hub
-        self.maxMessageBytes = maxMessageBytes
-        self.silenceTimeout = silenceTimeout
+        self.guardian = guardian
+        maxMessageBytes = limits.webSocketMessageBytes
+        socketLimits = limits.socket(maxMessageBytes: limits.webSocketMessageBytes)
+        timeouts = .init(
+            handshake: TimeAmount(limits.handshakeTimeout), request: TimeAmount(limits.requestTimeout),
+            keepAlive: TimeAmount(limits.keepAliveTimeout))
+        ipv6PrefixLength = limits.ipv6PrefixLength
         self.http1 = http1
     }
 
     public func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        channel.eventLoop.makeCompletedFuture {
-            let attempted = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+        let source = SourceKey.of(channel.remoteAddress, ipv6PrefixLength: ipv6PrefixLength)
+        guard let id = guardian.admit(channel, source: source) else {
+            channel.close(promise: nil)
+            return channel.eventLoop.makeSucceededFuture(Value(negotiated: channel.eventLoop.makeFailedFuture(Refused()), channel: channel))
+        }
+        return channel.eventLoop.makeCompletedFuture {
+            let connectionGuard = ConnectionGuardHandler(guardian: guardian, id: id, timeouts: timeouts)
+            try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
+            let boundGuard = NIOLoopBound(connectionGuard, eventLoop: channel.eventLoop)
+            let observer = HTTPProgressObserver(connectionGuard: connectionGuard)
+            let boundObserver = NIOLoopBound(observer, eventLoop: channel.eventLoop)
             let hub = self.hub
             let maxMessageBytes = self.maxMessageBytes
-            let silenceTimeout = self.silenceTimeout
+            let socketLimits = self.socketLimits
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
                 maxFrameSize: maxMessageBytes,
                 shouldUpgrade: { channel, head in
-                    attempted.value = true
                     let path = head.uri
                     let accepted = path == "/" || path.hasPrefix("/?")
                     return channel.eventLoop.makeSucceededFuture(accepted ? HTTPHeaders() : nil)
@@ -67,12 +87,10 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
                         try channel.syncOptions?.setOption(
                             ChannelOptions.writeBufferWaterMark,
                             value: .init(low: SocketWriter.lowWaterMark, high: SocketWriter.highWaterMark))
+                        boundGuard.value.upgraded()
                         let handlers = channel.pipeline.syncOperations
-                        try handlers.addHandler(
-                            NIOWebSocketFrameAggregator(
-                                minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1_024,
-                                maxAccumulatedFrameSize: maxMessageBytes))
-                        try handlers.addHandler(SignalingSocketHandler(hub: hub, silenceTimeout: silenceTimeout))
+                        handlers.removeHandler(boundObserver.value, promise: nil)
+                        try handlers.addHandler(SignalingSocketHandler(hub: hub, limits: socketLimits))
                         return .signaling
                     }
                 }
@@ -88,18 +106,29 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
                             HTTPConnectionStateHandler(idleTimeout: self.http1.idleTimeout.map { .init($0) }, logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
-                        return attempted.value ? .refusedUpgrade(http) : .http(http)
+                        switch boundObserver.value.upgradeRequested {
+                        case nil: return .http(http)
+                        case let version?: return .refusedUpgrade(http, versionMismatch: version != "13")
+                        }
                     }
                 }
             )
             var configuration = NIOUpgradableHTTPServerPipelineConfiguration<Negotiated>(upgradeConfiguration: upgrade)
             configuration.enablePipelining = false  // NIOAsyncChannel serves one request at a time
-            configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
+            // A request NIO cannot parse (a garbage request line, Content-Length beside
+            // Transfer-Encoding, a negative length, headers over the limit) gets 400 and
+            // the connection is closed.
+            configuration.enableErrorHandling = true
             configuration.enableResponseHeaderValidation = false  // swift-http-types validates
             configuration.decoderConfiguration.maxHeaderFieldSize = http1.httpDecoder.maxHeaderFieldSize
             configuration.decoderConfiguration.maxHeaderListSize = http1.httpDecoder.maxHeaderListSize
             configuration.decoderConfiguration.maxHeaderFieldCount = http1.httpDecoder.maxHeaderFieldCount
-            let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            let handlers = channel.pipeline.syncOperations
+            let negotiated = try handlers.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            // Sees every request head and response end of the HTTP phase (for the deadlines),
+            // including the upgrade request the upgrade handler consumes.
+            let upgradeHandler = try handlers.context(handlerType: NIOTypedHTTPServerUpgradeHandler<Negotiated>.self).handler
+            try handlers.addHandler(observer, position: .before(upgradeHandler))
             return Value(negotiated: negotiated, channel: channel)
         }
     }
@@ -111,9 +140,13 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
                 return  // the socket lives on in its NIO handlers
             case .http(let http):
                 await handleHTTP(asyncChannel: http, logger: logger)
-            case .refusedUpgrade(let http):
+            case .refusedUpgrade(let http, let versionMismatch):
                 try await http.executeThenClose { _, outbound in
-                    let head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                    var head = HTTPResponse(status: .badRequest, headerFields: [.connection: "close", .contentLength: "0"])
+                    if versionMismatch {
+                        head.status = .upgradeRequired
+                        head.headerFields[.secWebSocketVersion] = "13"
+                    }
                     try await outbound.write(contentsOf: [.head(head), .end(nil)])
                 }
             }

@@ -26,6 +26,8 @@ public struct SignalingServer: Sendable {
     /// Its metrics (`GET /metrics`).
     public let metrics: ServerMetrics
     let api: RoomAPI
+    /// Connection caps and deadlines.
+    let guardian: ConnectionGuardian
     let store: any RoomStore
     let environment: ServerEnvironment
     let logger: Logger
@@ -49,10 +51,20 @@ public struct SignalingServer: Sendable {
         startedAt = environment.now()
         hub = SignalingHub(
             store: store, bus: bus, limits: configuration.limits.signaling, environment: environment, metrics: metrics,
-            logger: logger)
+            logger: logger, maxQueuedBytesTotal: configuration.limits.queuedBytesTotal)
+        guardian = ConnectionGuardian(
+            limits: .init(
+                total: configuration.limits.maxConnections, perSource: configuration.limits.connectionsPerSource,
+                pendingPerSource: configuration.limits.pendingConnectionsPerSource),
+            metrics: metrics)
         api = RoomAPI(
             store: store, hub: hub, environment: environment, limits: configuration.limits,
             acceptLimiter: AttemptLimiter(limit: configuration.limits.failedAttemptsPerMinute, window: 60),
+            createLimiter: KeyedRateLimiter(
+                rate: configuration.limits.createsPerMinute / 60, burst: configuration.limits.createBurst),
+            checkLimiter: KeyedRateLimiter(
+                rate: configuration.limits.checksPerMinute / 60, burst: configuration.limits.checkBurst),
+            liveCodes: LiveCodeLedger(limit: configuration.limits.liveCodesPerSource),
             turn: configuration.turn, metrics: metrics, logger: logger)
     }
 
@@ -93,15 +105,15 @@ public struct SignalingServer: Sendable {
         let router = makeRouter()
         let limits = configuration.limits
         let hub = self.hub
+        let guardian = self.guardian
         var base = HTTPServerBuilder { responder in
-            SignalingChannel(
-                responder: responder, hub: hub, maxMessageBytes: limits.webSocketMessageBytes,
-                silenceTimeout: TimeAmount(limits.silenceTimeout))
+            SignalingChannel(responder: responder, hub: hub, guardian: guardian, limits: limits)
         }
         if let tls = configuration.tls {
             let certificates = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }
             let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
-            let tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key))
+            var tlsConfiguration = TLSConfiguration.makeServerConfiguration(certificateChain: certificates, privateKey: .privateKey(key))
+            Self.harden(&tlsConfiguration)
             base = try .tls(base, tlsConfiguration: tlsConfiguration)
         }
         let store = self.store
@@ -115,6 +127,19 @@ public struct SignalingServer: Sendable {
             logger: logger
         ).withMigration(store)
     }
+
+    /// TLS 1.2 or newer, and for TLS 1.2 only forward-secret AEAD suites (ECDHE with
+    /// AES-GCM or ChaCha20-Poly1305): no TLS 1.0/1.1, no CBC-SHA1, no static-RSA key
+    /// exchange. TLS 1.3's suites are all forward-secret AEAD.
+    static func harden(_ configuration: inout TLSConfiguration) {
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuites = tls12CipherSuites
+    }
+
+    /// The TLS 1.2 suites offered, in OpenSSL's cipher-list syntax.
+    static let tls12CipherSuites =
+        "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:"
+        + "ECDHE-RSA-CHACHA20-POLY1305:ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256"
 
     // MARK: - Routes
 
@@ -149,10 +174,11 @@ public struct SignalingServer: Sendable {
         default:
             guard let body = try await readBody(request) else { return Self.response(RESTReply(.bodyTooLarge)) }
             let bytes = body.readableBytesView
+            let source = SourceKey.of(context.remoteAddress, ipv6PrefixLength: configuration.limits.ipv6PrefixLength)
             switch route {
-            case .createRoom: reply = await api.createRoom(bytes)
-            case .acceptRoom: reply = await api.acceptRoom(bytes, clientAddress: context.clientAddress)
-            case .checkRoom: reply = await api.checkRoom(bytes, clientAddress: context.clientAddress)
+            case .createRoom: reply = await api.createRoom(bytes, clientAddress: source)
+            case .acceptRoom: reply = await api.acceptRoom(bytes, clientAddress: source)
+            case .checkRoom: reply = await api.checkRoom(bytes, clientAddress: source)
             case .deleteRoom: reply = await api.deleteRoom(bytes)
             case .purge: reply = await api.purge(bytes)
             case .badgeReset: reply = await api.resetBadge(bytes)
@@ -219,6 +245,9 @@ public struct SignalingServer: Sendable {
             logger.warning("expired-code sweep failed", metadata: ["error": "\(error)"])
         }
         api.acceptLimiter.prune(now: now)
+        api.createLimiter.prune(now: now)
+        api.checkLimiter.prune(now: now)
+        api.liveCodes.prune(now: now)
     }
 }
 

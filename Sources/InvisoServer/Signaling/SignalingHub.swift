@@ -46,6 +46,8 @@ public final class SignalingHub: Service, Sendable {
     }
 
     private let shared: Mutex<Shared>
+    /// The bound on bytes queued for all sockets' readers together.
+    let outboundBudget: OutboundBudget
     private let store: any RoomStore
     private let bus: (any SignalingBus)?
     private let environment: ServerEnvironment
@@ -54,9 +56,10 @@ public final class SignalingHub: Service, Sendable {
 
     init(
         store: any RoomStore, bus: (any SignalingBus)?, limits: SignalingLimits, environment: ServerEnvironment,
-        metrics: ServerMetrics, logger: Logger
+        metrics: ServerMetrics, logger: Logger, maxQueuedBytesTotal: Int = .max
     ) {
         shared = Mutex(Shared(machine: SignalingState(limits: limits, clustered: bus != nil)))
+        outboundBudget = OutboundBudget(limit: maxQueuedBytesTotal)
         self.store = store
         self.bus = bus
         self.environment = environment
@@ -68,6 +71,16 @@ public final class SignalingHub: Service, Sendable {
     public var connectionCount: Int { shared.withLock { $0.writers.count } }
 
     // MARK: - Sockets
+
+    /// The writer of a new socket, bound by `maxQueuedBytes` and the hub's budget.
+    func makeWriter(for channel: any Channel, maxQueuedBytes: Int) -> SocketWriter {
+        let metrics = self.metrics
+        let logger = self.logger
+        return SocketWriter(channel: channel, maxQueuedBytes: maxQueuedBytes, budget: outboundBudget) {
+            metrics.closed(.slowReader)
+            logger.info("socket closed: reader too slow")
+        }
+    }
 
     /// Registers an upgraded socket and greets it with `connected`.
     func open(_ writer: SocketWriter) -> ConnectionID {
@@ -119,7 +132,13 @@ public final class SignalingHub: Service, Sendable {
         let message: ClientMessage
         switch parsed {
         case .success(let parsed): message = parsed
-        case .failure(let error): return send(.error(error.message), to: id)
+        case .failure(let error):
+            // Valid JSON is valid UTF-8; a text frame that is not UTF-8 fails the
+            // connection with 1007 (RFC 6455 §8.1) instead of getting an error message.
+            guard UTF8Validation.isValid(text) else {
+                return perform(shared.withLock { resolve([.close(id, code: 1007, reason: "text frame is not UTF-8")], in: $0) })
+            }
+            return send(.error(error.message), to: id)
         }
         switch message {
         case .joinRoom(let roomID, let deviceID):

@@ -1,44 +1,73 @@
 import NIOCore
 import NIOWebSocket
 
-/// One upgraded signaling socket, as a NIO handler after the frame decoder and the
-/// fragment aggregator: hands each message to the ``SignalingHub`` on the event loop,
-/// answers control frames, and closes cleanly.
+/// What bounds one signaling socket (from ``ServerLimits``).
+struct SocketLimits: Sendable {
+    /// Frames and messages: size, fragments, assembly deadline.
+    var messages: WebSocketMessageAssembler.Limits
+    /// A socket that sends nothing — no message, no control frame — for this long is closed.
+    var silenceTimeout: TimeAmount
+    /// A socket that stays unwritable (its reader does not read) this long is closed with 1008.
+    var stallTimeout: TimeAmount
+    /// Bytes the socket's channel may hold for its reader before it is closed with 1008.
+    var maxQueuedBytes: Int
+    /// Bytes of decoded messages waiting while the socket is paused before reading stops.
+    var maxPausedBytes: Int
+}
+
+/// One upgraded signaling socket, as a NIO handler after the frame decoder: checks and
+/// assembles frames (``WebSocketMessageAssembler``), hands each message to the
+/// ``SignalingHub`` on the event loop, answers control frames, and closes cleanly.
 ///
 /// A socket that sends nothing — no message, no control frame — for `silenceTimeout` is
 /// closed: a half-open socket (a phone that lost its network) gives up its room seat
-/// instead of keeping it forever. Clients' control pings every 25 s keep it open.
+/// instead of keeping it forever. Clients' control pings every 25 s keep it open. A client
+/// that half-closes (TCP FIN without a close frame) is closed at once, so the other member
+/// hears `peer_disconnected` now rather than at the next write.
 ///
 /// There is no Swift task per socket — an idle socket costs its channel, a few handlers
 /// and the hub's entries. A message whose handling must wait (a store lookup for
 /// `join_room`/`watch_code`, a publish to other instances, a peer that is not reading)
 /// pauses this socket: later messages queue behind it, so every socket's messages are
 /// still handled one at a time, in order. Control frames are answered at once even while
-/// paused (a client's ping must not wait for a store); once ``maxQueued`` messages wait,
-/// reading stops until the pause ends.
+/// paused (a client's ping must not wait for a store); once ``maxQueued`` messages or
+/// `maxPausedBytes` wait, reading stops until the pause ends.
+///
+/// Memory stays bounded against a client that never reads: a pong is written only while
+/// the socket is writable — otherwise only the latest ping is remembered and answered when
+/// the reader catches up (RFC 6455 §5.5.3 allows answering just the last one) — and a
+/// socket that stays unwritable for `stallTimeout`, or whose queued bytes pass
+/// `maxQueuedBytes`, is closed with 1008 (see ``SocketWriter``).
 final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let hub: SignalingHub
-    private let silenceTimeout: TimeAmount
+    private let limits: SocketLimits
+    private var assembler: WebSocketMessageAssembler
     private var lastRead = NIODeadline.now()
     private var silenceCheck: Scheduled<Void>?
+    private var assemblyCheck: Scheduled<Void>?
+    private var stallCheck: Scheduled<Void>?
     private var connection: (id: ConnectionID, writer: SocketWriter)?
     /// Messages that arrive while paused wait here, at most this many before reading stops.
     static let maxQueued = 64
 
     /// Messages decoded while paused, handled in order on resume.
-    private var queued = CircularBuffer<WebSocketFrame>()
+    private var queued = CircularBuffer<WebSocketMessageAssembler.Output>()
+    private var queuedBytes = 0
     private var paused = false
     /// Reading was stopped because the queue is full.
     private var readingStopped = false
     /// A close frame was sent or received: nothing more is handled.
     private var closing = false
+    /// The payload of the latest ping not yet answered because the socket was not writable.
+    private var pendingPong: ByteBuffer?
 
-    init(hub: SignalingHub, silenceTimeout: TimeAmount) {
+    init(hub: SignalingHub, limits: SocketLimits) {
         self.hub = hub
-        self.silenceTimeout = silenceTimeout
+        self.limits = limits
+        assembler = WebSocketMessageAssembler(limits: limits.messages)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -46,7 +75,7 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        stopSilenceCheck()
+        cancelTimers()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -56,19 +85,21 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private func open(_ context: ChannelHandlerContext) {
         guard connection == nil else { return }
-        let writer = SocketWriter(channel: context.channel)
+        let writer = hub.makeWriter(for: context.channel, maxQueuedBytes: limits.maxQueuedBytes)
         connection = (hub.open(writer), writer)
         lastRead = .now()
         scheduleSilenceCheck(context)
     }
 
+    // MARK: - Timers
+
     private func scheduleSilenceCheck(_ context: ChannelHandlerContext) {
         let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        silenceCheck = context.eventLoop.scheduleTask(deadline: lastRead + silenceTimeout) {
+        silenceCheck = context.eventLoop.scheduleTask(deadline: lastRead + limits.silenceTimeout) {
             let (self_, context) = handler.value
             self_.silenceCheck = nil
             guard context.channel.isActive else { return }
-            if NIODeadline.now() - self_.lastRead >= self_.silenceTimeout {
+            if NIODeadline.now() - self_.lastRead >= self_.limits.silenceTimeout {
                 context.close(promise: nil)
             } else {
                 self_.scheduleSilenceCheck(context)
@@ -76,14 +107,30 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
         }
     }
 
-    private func stopSilenceCheck() {
+    private func scheduleAssemblyCheck(_ context: ChannelHandlerContext) {
+        guard assemblyCheck == nil, let deadline = assembler.assemblyDeadline else { return }
+        let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        assemblyCheck = context.eventLoop.scheduleTask(deadline: deadline) {
+            let (self_, context) = handler.value
+            self_.assemblyCheck = nil
+            self_.perform(self_.assembler.checkDeadline(now: .now()), context: context)
+        }
+    }
+
+    private func cancelTimers() {
         silenceCheck?.cancel()
         silenceCheck = nil
+        assemblyCheck?.cancel()
+        assemblyCheck = nil
+        stallCheck?.cancel()
+        stallCheck = nil
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        stopSilenceCheck()
+        cancelTimers()
         queued.removeAll()
+        queuedBytes = 0
+        pendingPong = nil
         if let (id, writer) = connection {
             connection = nil
             writer.writabilityChanged(closed: true)
@@ -94,39 +141,86 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
         connection?.writer.writabilityChanged()
+        if context.channel.isWritable {
+            stallCheck?.cancel()
+            stallCheck = nil
+            if let pong = pendingPong {
+                pendingPong = nil
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: pong)), promise: nil)
+            }
+        } else if stallCheck == nil {
+            let handler = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            stallCheck = context.eventLoop.scheduleTask(in: limits.stallTimeout) {
+                let (self_, context) = handler.value
+                self_.stallCheck = nil
+                guard context.channel.isActive, !context.channel.isWritable else { return }
+                self_.closing = true
+                self_.connection?.writer.closeSlowReader()
+            }
+        }
         context.fireChannelWritabilityChanged()
     }
 
+    // MARK: - Reading
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         lastRead = .now()
-        let frame = unwrapInboundIn(data)
-        guard paused || !queued.isEmpty, frame.opcode == .text || frame.opcode == .binary else {
-            return handle(frame, context: context)
-        }
-        queued.append(frame)
-        if queued.count >= Self.maxQueued, !readingStopped {
-            readingStopped = true
-            context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+        guard !closing else { return }
+        let output = assembler.receive(unwrapInboundIn(data), now: lastRead)
+        switch output {
+        case .text(let buffer), .binary(let buffer):
+            assemblyCheck?.cancel()
+            assemblyCheck = nil
+            guard paused || !queued.isEmpty else { return perform(output, context: context) }
+            queued.append(output)
+            queuedBytes += buffer.readableBytes
+            if queued.count >= Self.maxQueued || queuedBytes >= limits.maxPausedBytes, !readingStopped {
+                readingStopped = true
+                context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
+            }
+        case .ignore:
+            scheduleAssemblyCheck(context)
+        case .ping, .close, .fail:
+            perform(output, context: context)
         }
     }
 
-    private func handle(_ frame: WebSocketFrame, context: ChannelHandlerContext) {
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent, !closing, let writer = connection?.writer {
+            closing = true
+            writer.close(code: 1001, reason: "server shutting down")
+        } else if let event = event as? ChannelEvent, event == .inputClosed {
+            // TCP FIN without a close frame: the client is gone; free its seat now.
+            closing = true
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func perform(_ output: WebSocketMessageAssembler.Output, context: ChannelHandlerContext) {
         guard !closing, let (id, writer) = connection, !writer.isClosing else { return }
-        switch frame.opcode {
-        case .text:
-            if let pending = hub.received(text: frame.unmaskedData, from: id) { pause(context, until: pending) }
-        case .binary:
-            if let pending = hub.received(binary: frame.unmaskedData, from: id) { pause(context, until: pending) }
-        case .ping:
-            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
-        case .connectionClose:
+        switch output {
+        case .text(let text):
+            if let pending = hub.received(text: text, from: id) { pause(context, until: pending) }
+        case .binary(let binary):
+            if let pending = hub.received(binary: binary, from: id) { pause(context, until: pending) }
+        case .ping(let payload):
+            if context.channel.isWritable {
+                context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: payload)), promise: nil)
+            } else {
+                pendingPong = payload  // answered when the reader catches up; older ones dropped
+            }
+        case .close(let code):
             // Echo the status code (RFC 6455 §5.5.1), then close.
             closing = true
-            var data = frame.unmaskedData
-            let code = data.readableBytes >= 2 ? data.readInteger(as: UInt16.self) : nil
-            writer.close(code: code ?? 1000, reason: "")
-        default:
-            break  // pongs; continuations are aggregated before this handler
+            writer.close(code: code, reason: "")
+        case .fail(let code, let reason):
+            closing = true
+            queued.removeAll()
+            queuedBytes = 0
+            writer.close(code: code, reason: reason)
+        case .ignore:
+            break
         }
     }
 
@@ -149,8 +243,10 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
 
     private func resume(_ context: ChannelHandlerContext) {
         paused = false
-        while !paused, let frame = queued.popFirst() {
-            handle(frame, context: context)
+        while !paused, let output = queued.popFirst() {
+            if case .text(let buffer) = output { queuedBytes -= buffer.readableBytes }
+            if case .binary(let buffer) = output { queuedBytes -= buffer.readableBytes }
+            perform(output, context: context)
         }
         if !paused, readingStopped, context.channel.isActive {
             readingStopped = false
@@ -158,29 +254,15 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
         }
     }
 
-    // MARK: - Errors and shutdown
+    // MARK: - Errors
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // NIOWebSocketError (a frame over the limit, a protocol violation) was already
-        // answered with a close frame by WebSocketProtocolErrorHandler.
-        if let aggregation = error as? NIOWebSocketFrameAggregator.Error, !closing, let writer = connection?.writer {
-            closing = true
-            queued.removeAll()
-            if aggregation == .accumulatedFrameSizeIsTooLarge {
-                writer.close(code: 1009, reason: "message too large")
-            } else {
-                writer.close(code: 1002, reason: "protocol error")
-            }
-        } else if !(error is NIOWebSocketError) {
+        // NIOWebSocketError (a frame over the limit, a fragmented or oversized control
+        // frame) was already answered with a close frame by WebSocketProtocolErrorHandler.
+        if !(error is NIOWebSocketError) {
             context.close(promise: nil)
-        }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent, !closing, let writer = connection?.writer {
+        } else {
             closing = true
-            writer.close(code: 1001, reason: "server shutting down")
         }
-        context.fireUserInboundEventTriggered(event)
     }
 }

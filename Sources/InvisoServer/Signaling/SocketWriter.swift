@@ -13,18 +13,31 @@ import Synchronization
 /// ``highWaterMark`` bytes queued); the hub then pauses the *sender's* socket until
 /// ``whenWritable(_:)`` fires, so a fast sender cannot make the server buffer without
 /// bound.
+///
+/// What the hub sends without pausing anyone (errors, pongs, frames from other instances)
+/// is bounded in bytes too: after each batch the writer reads how many bytes its channel
+/// holds and reports them to the server-wide ``OutboundBudget``; a socket holding more
+/// than `maxQueuedBytes`, or one that is behind while the budget is spent, is closed with
+/// 1008 (a reader that cannot keep up) instead of growing the server's memory.
 final class SocketWriter: Sendable {
     /// Queued bytes above which the channel reports itself unwritable (set on each
     /// signaling channel by `SignalingChannel`).
-    static let highWaterMark = 1 << 20
+    static let highWaterMark = 256 << 10
     /// Queued bytes below which it is writable again.
-    static let lowWaterMark = 256 << 10
+    static let lowWaterMark = 64 << 10
+    /// How often the queued bytes of a socket that holds some are reported again.
+    static let recheckInterval = TimeAmount.seconds(1)
 
     private let channel: any Channel
+    private let maxQueuedBytes: Int
+    private let budget: OutboundBudget
+    private let onSlowReader: @Sendable () -> Void
     private let outbox = Mutex<Outbox>(Outbox())
     private let waiters = Mutex<Waiters>(Waiters())
+    private let accounting = Mutex<Accounting>(Accounting())
     /// Mirrors `Outbox.closeAfter` for ``isClosing``, read on every message without the lock.
     private let closeSent = Atomic<Bool>(false)
+    private let slowReaderClosed = Atomic<Bool>(false)
 
     private struct Outbox: ~Copyable {
         var frames: [WebSocketFrame] = []
@@ -37,8 +50,27 @@ final class SocketWriter: Sendable {
         var closed = false
     }
 
-    init(channel: any Channel) {
+    private struct Accounting: ~Copyable {
+        /// The channel's queued bytes as last reported to the budget.
+        var reported = 0
+        var recheckScheduled = false
+        var closed = false
+    }
+
+    /// Creates the writer of `channel`.
+    ///
+    /// - Parameters:
+    ///   - maxQueuedBytes: Bytes the channel may hold for its reader before it is closed.
+    ///   - budget: The server-wide bound on queued bytes.
+    ///   - onSlowReader: Called once when this writer closes its socket for not reading.
+    init(
+        channel: any Channel, maxQueuedBytes: Int = 4 * highWaterMark, budget: OutboundBudget = OutboundBudget(limit: .max),
+        onSlowReader: @escaping @Sendable () -> Void = {}
+    ) {
         self.channel = channel
+        self.maxQueuedBytes = maxQueuedBytes
+        self.budget = budget
+        self.onSlowReader = onSlowReader
     }
 
     /// Sends a text frame (the payload must be UTF-8 JSON).
@@ -89,11 +121,57 @@ final class SocketWriter: Sendable {
         guard close, let last = frames.last else {
             for frame in frames { channel.write(frame, promise: nil) }
             channel.flush()
+            account()
             return
         }
         for frame in frames.dropLast() { channel.write(frame, promise: nil) }
         let channel = self.channel
         channel.writeAndFlush(last).whenComplete { _ in channel.close(promise: nil) }
+        account()
+    }
+
+    // MARK: - Accounting
+
+    /// On the event loop: reports the channel's queued bytes to the budget, closes the
+    /// socket when it holds too much, and looks again later while it holds any.
+    private func account() {
+        let buffered = channel.isActive ? ((try? channel.syncOptions?.getOption(ChannelOptions.bufferedWritableBytes)) ?? 0) : 0
+        let (delta, recheck) = accounting.withLock { accounting -> (Int, Bool) in
+            if accounting.closed { return (0, false) }
+            let delta = buffered - accounting.reported
+            accounting.reported = buffered
+            let recheck = buffered > 0 && !accounting.recheckScheduled
+            if recheck { accounting.recheckScheduled = true }
+            return (delta, recheck)
+        }
+        let total = budget.adjust(by: delta)
+        if buffered > maxQueuedBytes || (total > budget.limit && !channel.isWritable) {
+            return closeSlowReader()
+        }
+        if recheck {
+            channel.eventLoop.scheduleTask(in: Self.recheckInterval) {
+                self.accounting.withLock { $0.recheckScheduled = false }
+                self.account()
+            }
+        }
+    }
+
+    /// Closes the socket of a reader that cannot keep up: a close frame with 1008 is
+    /// queued (it reaches a reader that catches up; one that never reads never sees it),
+    /// then the channel closes at once, dropping what it held. On the event loop.
+    func closeSlowReader() {
+        outbox.withLock { outbox in
+            outbox.closeAfter = true
+            outbox.frames.removeAll()
+        }
+        closeSent.store(true, ordering: .relaxed)
+        guard !slowReaderClosed.exchange(true, ordering: .relaxed), channel.isActive else { return }
+        onSlowReader()
+        var data = channel.allocator.buffer(capacity: 24)
+        data.writeInteger(UInt16(1008))
+        data.writeString("reader too slow")
+        channel.write(WebSocketFrame(fin: true, opcode: .connectionClose, data: data), promise: nil)
+        channel.close(promise: nil)
     }
 
     /// Whether a close was sent: nothing more goes out, and the socket's messages need no handling.
@@ -114,6 +192,15 @@ final class SocketWriter: Sendable {
 
     /// Called by the socket's handler when writability changes or the socket closes.
     func writabilityChanged(closed: Bool = false) {
+        if closed {
+            let reported = accounting.withLock { accounting -> Int in
+                defer { accounting.reported = 0; accounting.closed = true }
+                return accounting.closed ? 0 : accounting.reported
+            }
+            _ = budget.adjust(by: -reported)
+        } else {
+            account()
+        }
         let ready = waiters.withLock { waiters -> [@Sendable () -> Void] in
             if closed { waiters.closed = true }
             guard waiters.closed || channel.isWritable else { return [] }

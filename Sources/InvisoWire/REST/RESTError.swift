@@ -35,6 +35,10 @@ public struct RESTError: Error, Sendable, Hashable, CustomStringConvertible {
     public static let notMember = RESTError(status: 403, code: "not_member")
     /// Too many failed attempts from this address; retry later (429 `too_many_attempts`).
     public static let tooManyAttempts = RESTError(status: 429, code: "too_many_attempts")
+    /// Too many requests of this kind from this address; retry later (429 `too_many_requests`).
+    public static let tooManyRequests = RESTError(status: 429, code: "too_many_requests")
+    /// This address holds as many live join codes as it may (429 `too_many_codes`).
+    public static let tooManyCodes = RESTError(status: 429, code: "too_many_codes")
     /// A purge names more device IDs than one request may (400 `too_many_device_ids`).
     public static let tooManyDeviceIDs = RESTError(status: 400, code: "too_many_device_ids")
     /// A route of the old API (410 `use_new_endpoints`, the Node server's code).

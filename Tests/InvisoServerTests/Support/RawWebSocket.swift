@@ -22,29 +22,58 @@ final class RawWebSocket: Sendable {
     }
 
     /// Connects, upgrades, and reads the `connected` greeting.
-    static func connect(port: Int, receiveBuffer: Int? = nil) async throws -> RawWebSocket {
+    static func connect(port: Int, receiveBuffer: Int? = nil, from localHost: String? = nil) async throws -> RawWebSocket {
+        let socket = try await open(port: port, receiveBuffer: receiveBuffer, from: localHost)
+        let request =
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        try await socket.sendRaw(Array(request.utf8))
+        let head = try await socket.responseHead()
+        guard head.hasPrefix("HTTP/1.1 101") else { throw TestFailure("upgrade refused: \(head)") }
+        let greeting = try await socket.nextFrame()
+        guard greeting.text.contains(#""type":"connected""#) else { throw TestFailure("no greeting: \(greeting.text)") }
+        return socket
+    }
+
+    /// Opens a bare TCP connection (from `localHost`, e.g. `127.0.0.2`, when given).
+    static func open(port: Int, receiveBuffer: Int? = nil, from localHost: String? = nil) async throws -> RawWebSocket {
         let inbox = Inbox()
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Collector(inbox: inbox)) }
             }
         if let receiveBuffer {
             bootstrap = bootstrap.channelOption(ChannelOptions.socketOption(.so_rcvbuf), value: SocketOptionValue(receiveBuffer))
         }
+        if let localHost {
+            bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: localHost, port: 0))
+        }
         let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
-        let socket = RawWebSocket(channel: channel, inbox: inbox)
-        let request =
-            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try await socket.sendRaw(Array(request.utf8))
-        let head: String = try await socket.inbox.take(timeout: 5) { bytes -> (String, Int)? in
+        return RawWebSocket(channel: channel, inbox: inbox)
+    }
+
+    /// The head of the next HTTP response (up to the blank line).
+    func responseHead(timeout: Double = 5) async throws -> String {
+        try await inbox.take(timeout: timeout) { bytes -> (String, Int)? in
             guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
             return (String(decoding: bytes[..<end.lowerBound], as: UTF8.self), end.upperBound)
         }
-        guard head.hasPrefix("HTTP/1.1 101") else { throw TestFailure("upgrade refused: \(head)") }
-        let greeting = try await socket.nextFrame()
-        guard greeting.text.contains(#""type":"connected""#) else { throw TestFailure("no greeting: \(greeting.text)") }
-        return socket
+    }
+
+    /// Whether the server closed the connection within `timeout` seconds.
+    func closes(within timeout: Double) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while ContinuousClock.now < deadline {
+            if inbox.isClosed || !channel.isActive { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return inbox.isClosed || !channel.isActive
+    }
+
+    /// Sends a TCP FIN (no close frame) and keeps reading.
+    func shutdownOutput() async throws {
+        try await channel.close(mode: .output)
     }
 
     /// The bytes of one masked client frame.
@@ -139,6 +168,7 @@ final class RawWebSocket: Sendable {
 
         func append(_ buffer: ByteBuffer) { bytes.withLock { $0.buffer += buffer.readableBytesView } }
         func markClosed() { closed.store(true, ordering: .relaxed) }
+        var isClosed: Bool { closed.load(ordering: .relaxed) }
 
         /// Waits until `parse` finds a value at the front of the bytes; consumes what it used.
         /// `parse` gets a slice whose indices are positions in the whole buffer and returns
@@ -175,6 +205,11 @@ final class RawWebSocket: Sendable {
         func channelInactive(context: ChannelHandlerContext) {
             inbox.markClosed()
             context.fireChannelInactive()
+        }
+
+        func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            if let event = event as? ChannelEvent, event == .inputClosed { inbox.markClosed() }
+            context.fireUserInboundEventTriggered(event)
         }
     }
 }
