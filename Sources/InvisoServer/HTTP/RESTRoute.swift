@@ -34,6 +34,27 @@ public enum RESTRoute: String, CaseIterable, Sendable {
         }
     }
 
+    /// The methods some route answers on `path` (a request path, without the query), in
+    /// route order; empty when no route has this path. A literal path wins over one with a
+    /// parameter (`/api/rooms/accept` is not `/api/rooms/{roomid}`), as in the router.
+    public static func methods(forPath path: String) -> [String] {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        func methods(literal: Bool) -> [String] {
+            var methods: [String] = []
+            for route in allCases where !methods.contains(route.method) {
+                let pattern = route.path.split(separator: "/", omittingEmptySubsequences: false)
+                guard pattern.count == segments.count, literal == !route.path.contains("{") else { continue }
+                let matches = zip(pattern, segments).allSatisfy { expected, actual in
+                    expected.hasPrefix("{") ? !actual.isEmpty : expected == actual
+                }
+                if matches { methods.append(route.method) }
+            }
+            return methods
+        }
+        let exact = methods(literal: true)
+        return exact.isEmpty ? methods(literal: false) : exact
+    }
+
     /// The path in Hummingbird's form (`:name` for a parameter).
     var routerPath: String {
         path.replacingOccurrences(of: "{", with: ":").replacingOccurrences(of: "}", with: "")

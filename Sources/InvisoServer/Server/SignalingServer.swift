@@ -259,6 +259,14 @@ struct JSONErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            // The path exists with other methods (TRACE /health, PUT /api/rooms): 405 and
+            // `Allow`, as RFC 9110 §15.5.6 asks; a path that does not exist stays 404.
+            let methods = RESTRoute.methods(forPath: request.uri.path)
+            guard !methods.isEmpty else { return SignalingServer.response(RESTReply(.notFound)) }
+            var response = SignalingServer.response(RESTReply(.methodNotAllowed))
+            response.headers[.allow] = methods.joined(separator: ", ")
+            return response
         } catch let error as HTTPError {
             let code: String =
                 switch error.status.code {

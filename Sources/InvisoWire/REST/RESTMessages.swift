@@ -27,6 +27,16 @@ public struct CreateRoomRequest: Codable, Sendable, Equatable {
         self.platform = platform
     }
 
+    /// `text` as an integer when it is `1`…`999999` written canonically: digits only, no
+    /// leading zero, no sign (`"+5"` and `"05"` are refused).
+    static func canonicalDecimal(_ text: String) -> Int? {
+        let digits = Array(text.utf8)
+        guard (1...6).contains(digits.count), digits[0] != UInt8(ascii: "0"),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        return Int(text)
+    }
+
     /// Validates a parsed body. `expiresInSeconds` may be a JSON integer or a decimal
     /// string (the Node server accepted both).
     public init(json: JSONObject) throws(RESTError) {
@@ -38,7 +48,8 @@ public struct CreateRoomRequest: Codable, Sendable, Equatable {
         }
         client1 = try RESTField.identifier(json, "client1")
         guard let raw = json["expiresInSeconds"], raw != .null else { throw .missing("expiresInSeconds") }
-        let seconds = raw.integerValue ?? raw.stringValue.flatMap { $0.utf8.count <= 6 ? Int($0) : nil }
+        // A string must be the canonical decimal form (no sign, no leading zero), as the spec says.
+        let seconds = raw.integerValue ?? raw.stringValue.flatMap(Self.canonicalDecimal)
         guard let seconds, (1...Self.maxExpiresInSeconds).contains(seconds) else { throw .invalid("expiresInSeconds") }
         expiresInSeconds = seconds
         client1_token = try RESTField.optional(json, "client1_token", maxLength: RESTField.maxTokenLength)
@@ -158,8 +169,9 @@ public struct PurgeRequest: Codable, Sendable, Equatable {
     public init(deviceIds: [String]) { self.deviceIds = deviceIds }
 
     /// Validates a parsed body: `{deviceIds:[…]}` (1…``maxDeviceIDs`` non-empty strings)
-    /// or the legacy `{deviceId}`.
+    /// or the legacy `{deviceId}` — one or the other, never both (`400 invalid_deviceIds`).
     public init(json: JSONObject) throws(RESTError) {
+        if json["deviceIds"] != nil && json["deviceId"] != nil { throw .invalid("deviceIds") }
         if let list = json["deviceIds"], list != .null {
             guard let items = list.arrayValue else { throw .invalid("deviceIds") }
             guard !items.isEmpty else { throw .missing("deviceIds") }
@@ -301,13 +313,14 @@ enum RESTField {
     /// too long → `invalid_<field>`.
     static func identifier(_ json: JSONObject, _ field: String) throws(RESTError) -> String {
         guard let text = json[field]?.stringValue, !text.isEmpty else { throw .missing(field) }
-        guard text.utf8.count <= maxIdentifierLength else { throw .invalid(field) }
+        guard text.unicodeScalars.count <= maxIdentifierLength else { throw .invalid(field) }
         return text
     }
 
-    /// A non-empty string of at most ``maxIdentifierLength`` bytes.
+    /// A non-empty string of at most ``maxIdentifierLength`` characters (Unicode scalars,
+    /// as the OpenAPI document's `maxLength` counts them).
     static func identifier(_ value: JSONValue) -> String? {
-        guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= maxIdentifierLength else { return nil }
+        guard let text = value.stringValue, !text.isEmpty, text.unicodeScalars.count <= maxIdentifierLength else { return nil }
         return text
     }
 
@@ -315,7 +328,7 @@ enum RESTField {
     /// `invalid_<field>`.
     static func optional(_ json: JSONObject, _ field: String, maxLength: Int) throws(RESTError) -> String? {
         guard let value = json[field], value != .null else { return nil }
-        guard let text = value.stringValue, text.utf8.count <= maxLength else { throw .invalid(field) }
+        guard let text = value.stringValue, text.unicodeScalars.count <= maxLength else { throw .invalid(field) }
         return text.isEmpty ? nil : text
     }
 }

@@ -49,9 +49,10 @@ public enum ClientMessage: Sendable, Equatable {
         }
     }
 
-    /// A non-empty string of at most ``maxIdentifierLength`` characters.
+    /// A non-empty string of at most ``maxIdentifierLength`` characters (Unicode scalars,
+    /// as JSON Schema's `maxLength` counts them).
     static func identifier(_ value: JSONValue?) -> String? {
-        guard let text = value?.stringValue, !text.isEmpty, text.utf8.count <= maxIdentifierLength else { return nil }
+        guard let text = value?.stringValue, !text.isEmpty, text.unicodeScalars.count <= maxIdentifierLength else { return nil }
         return text
     }
 

@@ -82,6 +82,12 @@ struct ServeSettings {
 
     func serve(logger: Logger) async throws {
         var configuration = ServerConfiguration(host: host, port: port)
+        // As many connections as the descriptor limit allows, less a reserve: when they are
+        // all taken, the longest-idle unfinished connection makes room for a new one.
+        let descriptors = DescriptorLimit.raise()
+        configuration.limits.maxConnections = DescriptorLimit.connectionCap(soft: descriptors.soft)
+        logger.info(
+            "connection cap", metadata: ["max": "\(configuration.limits.maxConnections.map(String.init) ?? "none")"])
         configuration.tls = tls
         configuration.turn = turn
         let store: any RoomStore

@@ -265,6 +265,14 @@ struct BenchServer: AsyncParsableCommand {
         limits.socketMessageBurst = 1e9
         limits.silenceTimeout = .seconds(3_600)
         limits.failedAttemptsPerMinute = 1_000_000
+        // One machine plays every client: lift the per-source caps meant for the internet.
+        limits.connectionsPerSource = .max
+        limits.pendingConnectionsPerSource = .max
+        limits.createsPerMinute = 1e9
+        limits.createBurst = 1e9
+        limits.checksPerMinute = 1e9
+        limits.checkBurst = 1e9
+        limits.liveCodesPerSource = .max
         let logger = Logger(label: "inviso.bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let server = SignalingServer(
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0, limits: limits), store: store, logger: logger)
@@ -373,19 +381,7 @@ struct BenchServer: AsyncParsableCommand {
 
     /// Raises the soft descriptor limit to the hard one, and the hard one as far as allowed.
     static func raiseDescriptorLimit() -> (soft: UInt64, hard: UInt64) {
-        #if canImport(Glibc)
-        var limit = rlimit()
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        var wanted = rlimit(rlim_cur: 1 << 18, rlim_max: max(limit.rlim_max, 1 << 18))
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted) != 0 {
-            wanted = rlimit(rlim_cur: limit.rlim_max, rlim_max: limit.rlim_max)
-            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &wanted)
-        }
-        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        return (UInt64(limit.rlim_cur), UInt64(limit.rlim_max))
-        #else
-        return (0, 0)
-        #endif
+        DescriptorLimit.raise()
     }
 
     /// The process's resident memory (Linux `/proc/self/status` VmRSS).
