@@ -83,8 +83,10 @@ struct RoomAPI: Sendable {
             var code = request.joinid ?? environment.randomJoinCode()
             var tries = 1
             while true {
+                // The device ID is kept as a digest, the push token not at all (this server
+                // sends no push notifications).
                 let pending = PendingRoom(
-                    joinID: code, client1: request.client1, client1Token: request.client1_token,
+                    joinID: code, client1: DeviceDigest.of(request.client1), client1Token: nil,
                     client1Platform: request.platform, createdAt: now, expiresAt: expires)
                 do {
                     try await store.insertPending(pending, now: now)
@@ -121,7 +123,7 @@ struct RoomAPI: Sendable {
             let outcome: AcceptOutcome
             do {
                 outcome = try await store.accept(
-                    joinID: request.joinid, client2: request.client2, client2Token: request.client2_token,
+                    joinID: request.joinid, client2: DeviceDigest.of(request.client2), client2Token: nil,
                     client2Platform: request.platform, roomID: roomID, now: now)
             } catch {
                 attempt.succeeded()  // the store failed, not the guess
@@ -157,7 +159,7 @@ struct RoomAPI: Sendable {
             let attempt = try beginAttempt(clientAddress, now: now)
             let outcome: CheckOutcome
             do {
-                outcome = try await store.check(joinID: request.joinid, client1: request.client1, now: now)
+                outcome = try await store.check(joinID: request.joinid, client1: DeviceDigest.of(request.client1), now: now)
             } catch {
                 attempt.succeeded()
                 throw error
@@ -194,7 +196,7 @@ struct RoomAPI: Sendable {
     func deleteRoom(_ body: some Collection<UInt8>) async -> RESTReply {
         await reply {
             let request = try DeleteRoomRequest(json: try Self.object(body))
-            switch try await store.deleteRoom(id: request.roomid, deviceID: request.deviceId) {
+            switch try await store.deleteRoom(id: request.roomid, deviceID: DeviceDigest.of(request.deviceId)) {
             case .deleted:
                 logger.info("room deleted", metadata: ["room": "\(Redact.room(request.roomid))"])
                 await hub.roomDeleted(request.roomid)
@@ -212,7 +214,7 @@ struct RoomAPI: Sendable {
         await reply {
             let request = try PurgeRequest(json: try Self.object(body))
             let ids = Array(Set(request.deviceIds)).sorted()
-            let counts = try await store.purge(deviceIDs: ids)
+            let counts = try await store.purge(deviceIDs: ids.map(DeviceDigest.of))
             logger.info(
                 "purged", metadata: ["devices": "\(ids.count)", "rooms": "\(counts.roomsDeleted)", "pendings": "\(counts.pendingsDeleted)"])
             await hub.devicesPurged(ids)
@@ -236,7 +238,7 @@ struct RoomAPI: Sendable {
         await reply {
             guard let turn else { throw RESTError.turnNotConfigured }
             let request = try DeviceRequest(json: try Self.object(body))
-            guard try await store.hasRoom(member: request.deviceId) else { throw RESTError.notMember }
+            guard try await store.hasRoom(member: DeviceDigest.of(request.deviceId)) else { throw RESTError.notMember }
             return RESTReply(status: 200, body: turn.credential(for: request.deviceId, now: environment.now()).json)
         }
     }

@@ -195,11 +195,12 @@ public final class SignalingHub: Service, Sendable {
             return await run(send(.error("Server unavailable, try again"), to: id))
         }
         guard let room else { return await run(send(.error("Room not found"), to: id)) }
-        guard room.isMember(deviceID) else {
+        let digest = DeviceDigest.of(deviceID)
+        guard room.isMember(digest) else {
             logger.info("join refused: not a member", metadata: ["room": "\(Redact.room(roomID))"])
             return await run(send(.error("Not a member of this room"), to: id))
         }
-        let role: RoomRole = deviceID == room.client1 ? .creator : .joiner
+        let role: RoomRole = digest == room.client1 ? .creator : .joiner
         logger.info(
             "joined", metadata: ["room": "\(Redact.room(roomID))", "device": "\(Redact.device(deviceID))", "role": "\(role)"])
         await run(apply { $0.join(id, roomID: roomID, deviceID: deviceID, role: role) })
@@ -246,7 +247,7 @@ public final class SignalingHub: Service, Sendable {
     private func watch(_ id: ConnectionID, joinID: String, client1: String, now: Date) async {
         let outcome: CheckOutcome
         do {
-            outcome = try await store.check(joinID: joinID, client1: client1, now: now)
+            outcome = try await store.check(joinID: joinID, client1: DeviceDigest.of(client1), now: now)
         } catch {
             logger.error("code lookup failed", metadata: ["error": "\(error)"])
             return await run(send(.error("Server unavailable, try again"), to: id))
@@ -257,7 +258,9 @@ public final class SignalingHub: Service, Sendable {
         case .notFound: await run(send(.error("Code not found or expired"), to: id))
         }
         // An accept may have landed between the check and the watch: look again.
-        if case .pending = outcome, case .accepted(let roomID)? = try? await store.check(joinID: joinID, client1: client1, now: now) {
+        if case .pending = outcome,
+            case .accepted(let roomID)? = try? await store.check(joinID: joinID, client1: DeviceDigest.of(client1), now: now)
+        {
             await run(apply { $0.codeAccepted(joinID: joinID, roomID: roomID) })
         }
     }

@@ -414,7 +414,18 @@ extension PostgresRoomStore {
                     "CREATE INDEX rooms_client1 ON rooms (client1)",
                     "CREATE INDEX rooms_client2 ON rooms (client2)",
                 ]
-            )
+            ),
+            // Device IDs become digests and push tokens go (see DeviceDigest).
+            Migration(
+                version: 2,
+                statements: [
+                    PostgresQuery(unsafeSQL: "UPDATE pendings SET client1 = \(DeviceDigest.sql("client1")) WHERE client1 NOT LIKE 'sha256:%'"),
+                    PostgresQuery(unsafeSQL: "UPDATE rooms SET client1 = \(DeviceDigest.sql("client1")) WHERE client1 NOT LIKE 'sha256:%'"),
+                    PostgresQuery(unsafeSQL: "UPDATE rooms SET client2 = \(DeviceDigest.sql("client2")) WHERE client2 NOT LIKE 'sha256:%'"),
+                    "UPDATE pendings SET client1_token = NULL",
+                    "UPDATE rooms SET client1_token = NULL, client2_token = NULL",
+                ]
+            ),
         ]
     }
 }

@@ -53,6 +53,8 @@ public struct SQLiteRoomStore: RoomStore {
         configuration.label = "InvisoRoomStore"
         // Another process holding the write lock is waited for, not reported as an error.
         configuration.busyMode = .timeout(5)
+        // Deleted rows are overwritten with zeros, not left in free pages.
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA secure_delete = ON") }
         return configuration
     }
 }
@@ -205,7 +207,7 @@ extension SQLiteRoomStore {
     ///
     /// - Throws: ``RoomStoreError/Code/unavailable`` or ``RoomStoreError/Code/corrupt``.
     public func deleteRoom(id roomID: String, deviceID: String) async throws -> DeleteOutcome {
-        try await write("deleting a room") { db in
+        let outcome = try await write("deleting a room") { db -> DeleteOutcome in
             guard
                 let row = try Row.fetchOne(
                     db, sql: "SELECT client1, client2 FROM rooms WHERE room_id = ?", arguments: [roomID]
@@ -217,6 +219,8 @@ extension SQLiteRoomStore {
             try db.execute(sql: "DELETE FROM rooms WHERE room_id = ?", arguments: [roomID])
             return .deleted
         }
+        if outcome == .deleted { await checkpoint() }
+        return outcome
     }
 
     /// Whether a room names `deviceID` as `client1` or `client2` (one read, using the
@@ -239,7 +243,7 @@ extension SQLiteRoomStore {
     /// - Throws: ``RoomStoreError/Code/unavailable`` or ``RoomStoreError/Code/corrupt``.
     public func purge(deviceIDs: [String]) async throws -> PurgeCounts {
         if deviceIDs.isEmpty { return PurgeCounts(roomsDeleted: 0, pendingsDeleted: 0) }
-        return try await write("purging devices") { db in
+        let counts = try await write("purging devices") { db in
             let rooms = Table("rooms")
             let pendings = Table("pendings")
             let roomID = Column("room_id")
@@ -254,6 +258,8 @@ extension SQLiteRoomStore {
             let roomsDeleted = try rooms.filter(roomIDs.contains(roomID)).deleteAll(db)
             return PurgeCounts(roomsDeleted: roomsDeleted, pendingsDeleted: pendingsDeleted)
         }
+        if counts.roomsDeleted + counts.pendingsDeleted > 0 { await checkpoint() }
+        return counts
     }
 
     /// Counts a failed guess against the live code `joinID`; deletes the code and returns
@@ -261,7 +267,7 @@ extension SQLiteRoomStore {
     ///
     /// - Throws: ``RoomStoreError/Code/unavailable`` or ``RoomStoreError/Code/corrupt``.
     public func recordFailedGuess(joinID: String, limit: Int, now: Date) async throws -> Bool {
-        try await write("recording a failed guess") { db in
+        let burnt = try await write("recording a failed guess") { db -> Bool in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -280,6 +286,8 @@ extension SQLiteRoomStore {
             )
             return false
         }
+        if burnt { await checkpoint() }
+        return burnt
     }
 
     /// Deletes the pending codes that expired at or before `now`.
@@ -287,10 +295,12 @@ extension SQLiteRoomStore {
     /// - Returns: How many were deleted.
     /// - Throws: ``RoomStoreError/Code/unavailable``.
     public func deleteExpired(now: Date) async throws -> Int {
-        try await write("deleting expired codes") { db in
+        let deleted = try await write("deleting expired codes") { db in
             try db.execute(sql: "DELETE FROM pendings WHERE expires_at <= ?", arguments: [now.millisecondsSince1970])
             return db.changesCount
         }
+        if deleted > 0 { await checkpoint() }
+        return deleted
     }
 
     /// Live pending codes and all rooms.
@@ -346,6 +356,25 @@ extension SQLiteRoomStore {
                     """
             )
         }
+        // Device IDs become digests and push tokens go (see DeviceDigest): rows written by
+        // earlier versions are rewritten, then the freed pages are zeroed.
+        migrator.registerMigration("v2-device-digests") { db in
+            let digest = DatabaseFunction("inviso_device_digest", argumentCount: 1, pure: true) { values in
+                String.fromDatabaseValue(values[0]).map(DeviceDigest.of)
+            }
+            db.add(function: digest)
+            let prefix = "\(DeviceDigest.prefix)%"
+            try db.execute(
+                sql: """
+                    UPDATE pendings SET client1 = inviso_device_digest(client1) WHERE client1 NOT LIKE ?;
+                    UPDATE rooms SET client1 = inviso_device_digest(client1) WHERE client1 NOT LIKE ?;
+                    UPDATE rooms SET client2 = inviso_device_digest(client2) WHERE client2 NOT LIKE ?;
+                    UPDATE pendings SET client1_token = NULL;
+                    UPDATE rooms SET client1_token = NULL, client2_token = NULL;
+                    """,
+                arguments: [prefix, prefix, prefix])
+            db.remove(function: digest)
+        }
         return migrator
     }
 }
@@ -387,6 +416,16 @@ extension SQLiteRoomStore {
             return try await writer.write(body)
         } catch {
             throw Self.storeError(error, operation)
+        }
+    }
+
+    /// After a deletion: copies the write-ahead log into the database and truncates it, so
+    /// the deleted rows' old pages do not linger in `rooms.sqlite-wal` (with
+    /// `secure_delete` they are already zeroed in the database). Best effort: a reader in
+    /// the middle of a transaction can keep part of the log until the next checkpoint.
+    private func checkpoint() async {
+        _ = try? await writer.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
     }
 
