@@ -168,6 +168,16 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .executableTarget(
+            name: "InvisoServerFuzz",
+            dependencies: [
+                "InvisoServer", "InvisoWire", "InvisoFuzzSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            path: "Fuzz/InvisoServerFuzz",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
             name: "InvisoSignalFuzz",
             dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting", "InvisoFuzzSupport"],
             path: "Fuzz/InvisoSignalFuzz",

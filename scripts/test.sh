@@ -28,6 +28,8 @@ trap 'rm -rf "$seeds"' EXIT
 "$bin/InvisoSignalFuzz" "$seeds/signal" | tail -n 1
 "$bin/InvisoMeshFuzz" --write-seeds "$seeds/mesh" >/dev/null
 "$bin/InvisoMeshFuzz" "$seeds/mesh" | tail -n 1
+"$bin/InvisoServerFuzz" --write-seeds "$seeds/server" >/dev/null
+"$bin/InvisoServerFuzz" "$seeds/server" | tail -n 1
 status=0
 # The REST contract: Schemathesis against a live `inviso serve` (scripts/schemathesis.sh).
 # It installs Schemathesis from PyPI into .build/, so outside CI it runs only when asked.

@@ -13,16 +13,23 @@
 /// first to go, and one source can hold only a few of them. Eviction finds the oldest
 /// pending connection in amortized O(1) (a queue of pending transitions, stale entries
 /// skipped).
-struct ConnectionLedger: Sendable {
+package struct ConnectionLedger: Sendable {
     /// The caps.
-    struct Limits: Sendable, Equatable {
-        var total: Int?
-        var perSource: Int
-        var pendingPerSource: Int
+    package struct Limits: Sendable, Equatable {
+        package var total: Int?
+        package var perSource: Int
+        package var pendingPerSource: Int
+
+        /// Creates limits.
+        package init(total: Int?, perSource: Int, pendingPerSource: Int) {
+            self.total = total
+            self.perSource = perSource
+            self.pendingPerSource = pendingPerSource
+        }
     }
 
     /// The answer to ``admit(source:)``.
-    enum Admission: Sendable, Equatable {
+    package enum Admission: Sendable, Equatable {
         /// Admitted as `id`; close `evict` first to make room, if set.
         case admitted(id: UInt64, evict: UInt64?)
         /// Refused: close the new connection.
@@ -40,7 +47,7 @@ struct ConnectionLedger: Sendable {
         var pending = 0
     }
 
-    let limits: Limits
+    package let limits: Limits
     private var entries: [UInt64: Entry] = [:]
     private var sources: [String: SourceCount] = [:]
     /// (sequence, id) of pending transitions, oldest first; stale ones are skipped.
@@ -50,23 +57,23 @@ struct ConnectionLedger: Sendable {
     private var nextID: UInt64 = 1
     private var nextSequence: UInt64 = 1
 
-    init(limits: Limits) {
+    package init(limits: Limits) {
         self.limits = limits
     }
 
     /// Open connections.
-    var openCount: Int { entries.count }
+    package var openCount: Int { entries.count }
     /// Pending connections.
-    var pendingTotal: Int { pendingCount }
+    package var pendingTotal: Int { pendingCount }
 
     /// Open and pending connections of `source`.
-    func count(source: String) -> (open: Int, pending: Int) {
+    package func count(source: String) -> (open: Int, pending: Int) {
         let count = sources[source] ?? SourceCount()
         return (count.open, count.pending)
     }
 
     /// A new connection from `source`; it starts pending.
-    mutating func admit(source: String) -> Admission {
+    package mutating func admit(source: String) -> Admission {
         let count = sources[source] ?? SourceCount()
         guard count.open < limits.perSource, count.pending < limits.pendingPerSource else { return .refused }
         var evict: UInt64?
@@ -84,7 +91,7 @@ struct ConnectionLedger: Sendable {
     }
 
     /// The connection became a WebSocket or is waiting for its response.
-    mutating func settle(_ id: UInt64) {
+    package mutating func settle(_ id: UInt64) {
         guard var entry = entries[id], entry.pendingSince != nil else { return }
         entry.pendingSince = nil
         entries[id] = entry
@@ -93,7 +100,7 @@ struct ConnectionLedger: Sendable {
     }
 
     /// The connection is pending again (its response was sent; it may send another request).
-    mutating func markPending(_ id: UInt64) {
+    package mutating func markPending(_ id: UInt64) {
         guard var entry = entries[id], entry.pendingSince == nil else { return }
         entry.pendingSince = nextSequence
         entries[id] = entry
@@ -105,7 +112,7 @@ struct ConnectionLedger: Sendable {
     }
 
     /// The connection closed (or was evicted).
-    mutating func remove(_ id: UInt64) {
+    package mutating func remove(_ id: UInt64) {
         guard let entry = entries.removeValue(forKey: id) else { return }
         if entry.pendingSince != nil {
             pendingCount -= 1

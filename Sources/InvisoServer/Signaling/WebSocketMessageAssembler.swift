@@ -1,6 +1,6 @@
 import InvisoWire
-import NIOCore
-import NIOWebSocket
+package import NIOCore
+package import NIOWebSocket
 
 /// Checks every frame a client sends against RFC 6455 §5 and joins fragments into
 /// messages, with a bound on bytes, fragments and time — a value-type state machine with
@@ -24,19 +24,26 @@ import NIOWebSocket
 /// bits, reserved opcodes and close payloads unchecked. Here fragments are copied into one
 /// buffer, a message must be complete within ``Limits/assemblyTimeout`` of its first
 /// fragment, and every violation fails the connection with the code RFC 6455 §7.4.1 gives.
-struct WebSocketMessageAssembler: Sendable {
+package struct WebSocketMessageAssembler: Sendable {
     /// Bounds on one message.
-    struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// The largest message in bytes (all fragments together); larger → 1009.
-        var maxMessageBytes: Int
+        package var maxMessageBytes: Int
         /// The most fragments one message may have; more → 1009.
-        var maxFragments = 256
+        package var maxFragments = 256
         /// A fragmented message must be complete this long after its first fragment; later → 1008.
-        var assemblyTimeout: TimeAmount = .seconds(20)
+        package var assemblyTimeout: TimeAmount = .seconds(20)
+
+        /// Creates limits.
+        package init(maxMessageBytes: Int, maxFragments: Int = 256, assemblyTimeout: TimeAmount = .seconds(20)) {
+            self.maxMessageBytes = maxMessageBytes
+            self.maxFragments = maxFragments
+            self.assemblyTimeout = assemblyTimeout
+        }
     }
 
     /// What the handler does with a frame.
-    enum Output: Sendable, Equatable {
+    package enum Output: Sendable, Equatable {
         /// Nothing (a fragment was kept, a pong arrived, or the connection already failed).
         case ignore
         /// A complete text message (not yet checked for UTF-8: the JSON parser does that).
@@ -57,27 +64,27 @@ struct WebSocketMessageAssembler: Sendable {
         case failed
     }
 
-    let limits: Limits
+    package let limits: Limits
     private var state: State = .idle
 
-    init(limits: Limits) {
+    package init(limits: Limits) {
         self.limits = limits
     }
 
     /// When the message being assembled must be complete, if one is.
-    var assemblyDeadline: NIODeadline? {
+    package var assemblyDeadline: NIODeadline? {
         guard case .assembling(_, _, _, let deadline) = state else { return nil }
         return deadline
     }
 
     /// Bytes held for an unfinished message.
-    var bufferedBytes: Int {
+    package var bufferedBytes: Int {
         guard case .assembling(_, let buffer, _, _) = state else { return 0 }
         return buffer.readableBytes
     }
 
     /// Takes one frame received at `now`.
-    mutating func receive(_ frame: WebSocketFrame, now: NIODeadline) -> Output {
+    package mutating func receive(_ frame: WebSocketFrame, now: NIODeadline) -> Output {
         if case .failed = state { return .ignore }
         if let deadline = assemblyDeadline, now >= deadline { return fail(1008, "message not completed in time") }
         // §5.1: a server must fail a connection whose client frames are not masked.
@@ -119,7 +126,7 @@ struct WebSocketMessageAssembler: Sendable {
     }
 
     /// Whether a message was left unfinished past its deadline at `now`.
-    mutating func checkDeadline(now: NIODeadline) -> Output {
+    package mutating func checkDeadline(now: NIODeadline) -> Output {
         guard let deadline = assemblyDeadline, now >= deadline else { return .ignore }
         return fail(1008, "message not completed in time")
     }
@@ -147,7 +154,7 @@ struct WebSocketMessageAssembler: Sendable {
     /// Codes a peer may put in a close frame (RFC 6455 §7.4.1 and the IANA registry):
     /// 1000–1003, 1007–1014, and 3000–4999. 1004 is reserved; 1005, 1006 and 1015 must
     /// never be sent.
-    static func isValidCloseCode(_ code: UInt16) -> Bool {
+    package static func isValidCloseCode(_ code: UInt16) -> Bool {
         switch code {
         case 1000...1003, 1007...1014, 3000...4999: true
         default: false
