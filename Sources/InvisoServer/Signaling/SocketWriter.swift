@@ -38,11 +38,15 @@ final class SocketWriter: Sendable {
     /// Mirrors `Outbox.closeAfter` for ``isClosing``, read on every message without the lock.
     private let closeSent = Atomic<Bool>(false)
     private let slowReaderClosed = Atomic<Bool>(false)
+    /// Mirrors `Outbox.bytes` for ``isWritable``.
+    private let outboxBytes = Atomic<Int>(0)
 
     private struct Outbox: ~Copyable {
         var frames: [WebSocketFrame] = []
         var drainScheduled = false
         var closeAfter = false
+        /// Payload bytes of `frames`.
+        var bytes = 0
     }
 
     private struct Waiters: ~Copyable {
@@ -101,6 +105,8 @@ final class SocketWriter: Sendable {
         let schedule = outbox.withLock { outbox -> Bool in
             guard !outbox.closeAfter else { return false }
             outbox.frames.append(frame)
+            outbox.bytes += frame.data.readableBytes
+            outboxBytes.store(outbox.bytes, ordering: .relaxed)
             outbox.closeAfter = closing
             if closing { closeSent.store(true, ordering: .relaxed) }
             defer { outbox.drainScheduled = true }
@@ -114,6 +120,8 @@ final class SocketWriter: Sendable {
     private func drain() {
         let (frames, close) = outbox.withLock { outbox -> ([WebSocketFrame], Bool) in
             outbox.drainScheduled = false
+            outbox.bytes = 0
+            outboxBytes.store(0, ordering: .relaxed)
             var frames: [WebSocketFrame] = []
             swap(&frames, &outbox.frames)
             return (frames, outbox.closeAfter)
@@ -122,6 +130,9 @@ final class SocketWriter: Sendable {
             for frame in frames { channel.write(frame, promise: nil) }
             channel.flush()
             account()
+            // A sender that paused while these frames waited here goes on if the reader
+            // takes them (otherwise it waits for the channel's writability to change).
+            releaseWaiters()
             return
         }
         for frame in frames.dropLast() { channel.write(frame, promise: nil) }
@@ -178,12 +189,16 @@ final class SocketWriter: Sendable {
     var isClosing: Bool { closeSent.load(ordering: .relaxed) }
 
     /// Whether the reader keeps up (fewer than ``highWaterMark`` bytes queued).
-    var isWritable: Bool { channel.isWritable }
+    ///
+    /// Frames still in the outbox count too: a sender relaying faster than this socket's
+    /// event loop drains would otherwise see it writable until the drain and overshoot the
+    /// high-water mark by whatever it relayed meanwhile.
+    var isWritable: Bool { channel.isWritable && outboxBytes.load(ordering: .relaxed) < Self.highWaterMark }
 
     /// Calls `callback` once the channel is writable again or closed (at once if it already is).
     func whenWritable(_ callback: @escaping @Sendable () -> Void) {
         let now = waiters.withLock { waiters -> Bool in
-            if waiters.closed || channel.isWritable { return true }
+            if waiters.closed || isWritable { return true }
             waiters.callbacks.append(callback)
             return false
         }
@@ -201,9 +216,14 @@ final class SocketWriter: Sendable {
         } else {
             account()
         }
+        releaseWaiters(closed: closed)
+    }
+
+    /// Calls the waiting senders' callbacks when the socket is writable again or closed.
+    private func releaseWaiters(closed: Bool = false) {
         let ready = waiters.withLock { waiters -> [@Sendable () -> Void] in
             if closed { waiters.closed = true }
-            guard waiters.closed || channel.isWritable else { return [] }
+            guard !waiters.callbacks.isEmpty, waiters.closed || isWritable else { return [] }
             defer { waiters.callbacks = [] }
             return waiters.callbacks
         }
