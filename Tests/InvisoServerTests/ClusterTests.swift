@@ -122,4 +122,35 @@ struct ClusterTests {
             try await creator.close()
         }
     }
+
+    @Test("per-source limits hold across instances: failed attempts, live codes and creations are counted once")
+    func sharedSourceLimits() async throws {
+        try await Self.withTwoInstances { a, b in
+            // Ten failed guesses in all, half on each instance: the source is then refused on both.
+            for (index, server) in [a, b, a, b, a, b, a, b, a, b].enumerated() {
+                let reply = try await server.post("/api/rooms/accept", #"{"joinid":"\#(910_000 + index)","client2":"g"}"#)
+                #expect(reply.status == 404, "guess \(index)")
+            }
+            #expect(try await a.post("/api/rooms/accept", #"{"joinid":"910100","client2":"g"}"#).status == 429)
+            #expect(try await b.post("/api/rooms/check", #"{"joinid":"910100","client1":"g"}"#).status == 429)
+            // Twenty live codes per source, wherever they were created.
+            for index in 0..<20 {
+                let server = index.isMultiple(of: 2) ? a : b
+                #expect(try await server.post("/api/rooms", #"{"client1":"c\#(index)","expiresInSeconds":600}"#).status == 201)
+            }
+            let capped = try await b.post("/api/rooms", #"{"client1":"c20","expiresInSeconds":600}"#)
+            #expect(capped.status == 429 && capped.error == "too_many_codes")
+            // A minute later the failures have aged out, on both.
+            a.clock.advance(by: 61)
+            #expect(try await b.post("/api/rooms/accept", #"{"joinid":"910200","client2":"g"}"#).status == 404)
+            // Thirty creations a minute, counted once (refused ones count too: the bucket is
+            // taken before the live-code cap is looked at).
+            for index in 0..<30 {
+                let reply = try await (index.isMultiple(of: 2) ? a : b).post("/api/rooms", #"{"client1":"d\#(index)","expiresInSeconds":1}"#)
+                #expect(reply.error == "too_many_codes", "\(index): \(reply.body)")
+            }
+            let limited = try await a.post("/api/rooms", #"{"client1":"d30","expiresInSeconds":1}"#)
+            #expect(limited.status == 429 && limited.error == "too_many_requests", "\(limited.body)")
+        }
+    }
 }

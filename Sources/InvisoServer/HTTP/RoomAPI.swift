@@ -33,15 +33,9 @@ struct RoomAPI: Sendable {
     let hub: SignalingHub
     let environment: ServerEnvironment
     let limits: ServerLimits
-    /// Failed guesses per source: accepts and checks of codes that are not live, creates
-    /// of codes that are taken.
-    let acceptLimiter: AttemptLimiter
-    /// Creations per source.
-    let createLimiter: KeyedRateLimiter
-    /// Checks per source.
-    let checkLimiter: KeyedRateLimiter
-    /// Live codes per source.
-    let liveCodes: LiveCodeLedger
+    /// Per source: failed guesses (accepts and checks of codes that are not live, creates
+    /// of codes that are taken), creations, checks, live codes.
+    let sourceLimits: any SourceLimits
     let turn: TURNConfiguration?
     let metrics: ServerMetrics
     let logger: Logger
@@ -62,20 +56,13 @@ struct RoomAPI: Sendable {
         await reply {
             let now = environment.now()
             let request = try CreateRoomRequest(json: try Self.object(body))
-            guard createLimiter.take(clientAddress, now: now) else {
+            guard try await sourceLimits.takeCreate(clientAddress, now: now) else {
                 metrics.rateLimited(.create)
                 throw RESTError.tooManyRequests
             }
-            var attempt: AttemptLimiter.Attempt?
-            if request.joinid != nil {
-                guard let begun = acceptLimiter.begin(clientAddress, now: now) else {
-                    metrics.rateLimited(.accept)
-                    throw RESTError.tooManyAttempts
-                }
-                attempt = begun
-            }
-            guard let place = liveCodes.reserve(clientAddress, now: now) else {
-                attempt?.succeeded()
+            let attempt = request.joinid == nil ? nil : try await beginAttempt(clientAddress, now: now)
+            guard let place = try await sourceLimits.reserveCode(clientAddress, now: now) else {
+                await attempt?.succeeded()
                 metrics.rateLimited(.liveCodes)
                 throw RESTError.tooManyCodes
             }
@@ -93,20 +80,20 @@ struct RoomAPI: Sendable {
                     break
                 } catch let error as RoomStoreError where error.code == .codeTaken {
                     guard request.joinid == nil, tries < Self.allocationAttempts else {
-                        place.cancel()
+                        await place.cancel()
                         // A proposed code that is taken stays counted as a failed guess.
                         throw request.joinid == nil ? RESTError(status: 503, code: "no_free_code") : RESTError.codeTaken
                     }
                     tries += 1
                     code = environment.randomJoinCode()
                 } catch {
-                    place.cancel()
-                    attempt?.succeeded()
+                    await place.cancel()
+                    await attempt?.succeeded()
                     throw error
                 }
             }
-            attempt?.succeeded()
-            place.commit(code: code, expiresAt: expires)
+            await attempt?.succeeded()
+            await place.commit(code: code, expiresAt: expires)
             metrics.codesCreated.increment()
             logger.info("code created", metadata: ["expiresIn": "\(request.expiresInSeconds)"])
             return RESTReply(status: 201, body: CreateRoomResponse(exp: Self.isoTimestamp(expires), joinid: code).json)
@@ -118,7 +105,7 @@ struct RoomAPI: Sendable {
         await reply {
             let now = environment.now()
             let request = try AcceptRoomRequest(json: try Self.object(body))
-            let attempt = try beginAttempt(clientAddress, now: now)
+            let attempt = try await beginAttempt(clientAddress, now: now)
             let roomID = environment.randomHex(24)
             let outcome: AcceptOutcome
             do {
@@ -126,13 +113,13 @@ struct RoomAPI: Sendable {
                     joinID: request.joinid, client2: DeviceDigest.of(request.client2), client2Token: nil,
                     client2Platform: request.platform, roomID: roomID, now: now)
             } catch {
-                attempt.succeeded()  // the store failed, not the guess
+                await attempt.succeeded()  // the store failed, not the guess
                 throw error
             }
             switch outcome {
             case .accepted(let room):
-                attempt.succeeded()
-                liveCodes.release(code: request.joinid)
+                await attempt.succeeded()
+                await sourceLimits.releaseCode(request.joinid)
                 metrics.roomsCreated.increment()
                 logger.info("code accepted", metadata: ["room": "\(Redact.room(room.roomID))"])
                 await hub.codeAccepted(joinID: request.joinid, roomID: room.roomID)
@@ -152,24 +139,24 @@ struct RoomAPI: Sendable {
         await reply {
             let now = environment.now()
             let request = try CheckRoomRequest(json: try Self.object(body))
-            guard checkLimiter.take(clientAddress, now: now) else {
+            guard try await sourceLimits.takeCheck(clientAddress, now: now) else {
                 metrics.rateLimited(.check)
                 throw RESTError.tooManyRequests
             }
-            let attempt = try beginAttempt(clientAddress, now: now)
+            let attempt = try await beginAttempt(clientAddress, now: now)
             let outcome: CheckOutcome
             do {
                 outcome = try await store.check(joinID: request.joinid, client1: DeviceDigest.of(request.client1), now: now)
             } catch {
-                attempt.succeeded()
+                await attempt.succeeded()
                 throw error
             }
             switch outcome {
             case .accepted(let roomID):
-                attempt.succeeded()
+                await attempt.succeeded()
                 return RESTReply(status: 200, body: RoomIDResponse(roomid: roomID).json)
             case .pending:
-                attempt.succeeded()
+                await attempt.succeeded()
                 return RESTReply(status: 204, body: nil)
             case .notFound:
                 // A live code asked about with the wrong creator is also a guess against the code.
@@ -248,10 +235,10 @@ struct RoomAPI: Sendable {
 
     /// Starts a guess-like attempt for `clientAddress`, counted as a failure until it
     /// succeeds; `429 too_many_attempts` when the source used up its failures.
-    private func beginAttempt(_ clientAddress: String, now: Date) throws(RESTError) -> AttemptLimiter.Attempt {
-        guard let attempt = acceptLimiter.begin(clientAddress, now: now) else {
+    private func beginAttempt(_ clientAddress: String, now: Date) async throws -> SourceAttempt {
+        guard let attempt = try await sourceLimits.beginAttempt(clientAddress, now: now) else {
             metrics.rateLimited(.accept)
-            throw .tooManyAttempts
+            throw RESTError.tooManyAttempts
         }
         return attempt
     }

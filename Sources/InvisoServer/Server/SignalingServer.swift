@@ -59,12 +59,7 @@ public struct SignalingServer: Sendable {
             metrics: metrics)
         api = RoomAPI(
             store: store, hub: hub, environment: environment, limits: configuration.limits,
-            acceptLimiter: AttemptLimiter(limit: configuration.limits.failedAttemptsPerMinute, window: 60),
-            createLimiter: KeyedRateLimiter(
-                rate: configuration.limits.createsPerMinute / 60, burst: configuration.limits.createBurst),
-            checkLimiter: KeyedRateLimiter(
-                rate: configuration.limits.checksPerMinute / 60, burst: configuration.limits.checkBurst),
-            liveCodes: LiveCodeLedger(limit: configuration.limits.liveCodesPerSource),
+            sourceLimits: store.sharedSourceLimits(configuration.limits) ?? MemorySourceLimits(limits: configuration.limits),
             turn: configuration.turn, metrics: metrics, logger: logger)
     }
 
@@ -244,10 +239,7 @@ public struct SignalingServer: Sendable {
         } catch {
             logger.warning("expired-code sweep failed", metadata: ["error": "\(error)"])
         }
-        api.acceptLimiter.prune(now: now)
-        api.createLimiter.prune(now: now)
-        api.checkLimiter.prune(now: now)
-        api.liveCodes.prune(now: now)
+        await api.sourceLimits.prune(now: now)
     }
 }
 

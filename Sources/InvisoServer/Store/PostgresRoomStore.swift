@@ -426,6 +426,39 @@ extension PostgresRoomStore {
                     "UPDATE rooms SET client1_token = NULL, client2_token = NULL",
                 ]
             ),
+            // Per-source limits shared by the instances (see PostgresSourceLimits).
+            Migration(
+                version: 3,
+                statements: [
+                    """
+                    CREATE TABLE inviso_source_attempts (
+                        token BIGSERIAL PRIMARY KEY,
+                        source TEXT NOT NULL,
+                        at BIGINT NOT NULL
+                    )
+                    """,
+                    "CREATE INDEX inviso_source_attempts_source ON inviso_source_attempts (source, at)",
+                    """
+                    CREATE TABLE inviso_source_buckets (
+                        kind TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        tokens DOUBLE PRECISION NOT NULL,
+                        updated BIGINT NOT NULL,
+                        PRIMARY KEY (kind, source)
+                    )
+                    """,
+                    """
+                    CREATE TABLE inviso_source_codes (
+                        token BIGSERIAL PRIMARY KEY,
+                        source TEXT NOT NULL,
+                        code TEXT,
+                        expires_at BIGINT NOT NULL
+                    )
+                    """,
+                    "CREATE INDEX inviso_source_codes_source ON inviso_source_codes (source, expires_at)",
+                    "CREATE INDEX inviso_source_codes_code ON inviso_source_codes (code)",
+                ]
+            ),
         ]
     }
 }
@@ -434,7 +467,7 @@ extension PostgresRoomStore {
 
 extension PostgresRoomStore {
     /// Runs one statement on a pooled connection and reads all its rows.
-    private func rows(_ query: PostgresQuery, _ operation: String) async throws -> [PostgresRow] {
+    func rows(_ query: PostgresQuery, _ operation: String) async throws -> [PostgresRow] {
         do {
             return try await client.query(query, logger: logger).collect()
         } catch {
@@ -443,7 +476,7 @@ extension PostgresRoomStore {
     }
 
     /// Runs `body` in a transaction (`BEGIN` … `COMMIT`, `ROLLBACK` when it throws).
-    private func transaction<T: Sendable>(
+    func transaction<T: Sendable>(
         _ operation: String, _ body: (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let logger = logger
@@ -456,7 +489,7 @@ extension PostgresRoomStore {
         }
     }
 
-    private func decode<Column: PostgresDecodable>(_ row: PostgresRow, as type: Column.Type) throws -> Column {
+    func decode<Column: PostgresDecodable>(_ row: PostgresRow, as type: Column.Type) throws -> Column {
         do {
             return try row.decode(type)
         } catch {

@@ -54,6 +54,15 @@ public protocol RoomStore: Sendable {
 
     /// The numbers of live pending codes and rooms (for metrics).
     func counts(now: Date) async throws -> StoreCounts
+
+    /// Per-source limits kept in this store, shared by every instance that uses it, or
+    /// `nil` (the default) for limits kept in each instance's memory.
+    func sharedSourceLimits(_ limits: ServerLimits) -> (any SourceLimits)?
+}
+
+extension RoomStore {
+    /// No shared limits: each instance keeps its own (``MemorySourceLimits``).
+    public func sharedSourceLimits(_ limits: ServerLimits) -> (any SourceLimits)? { nil }
 }
 
 /// The result of ``RoomStore/accept(joinID:client2:client2Token:client2Platform:roomID:now:)``.
