@@ -10,7 +10,9 @@ to play several source addresses. Each loop is bounded in count and time. While 
 runs, an honest pair relays a message each way every 50 ms and the probe reports whether
 every message arrived, in order.
 
-Attacks: ping-flood, nonreading-rooms, scan-create, slowloris, idle, descriptors, sigterm.
+Attacks: ping-flood, nonreading-rooms, scan-create, scan-dense, slowloris, idle, descriptors
+(512 descriptors), descriptors-19k (the server at 19,000 descriptors, 19,800 idle
+connections; needs that many for the probe too), sigterm.
 """
 
 import argparse
@@ -386,35 +388,50 @@ def scan_dense(inviso, victims=51, seconds=20):
         server.stop()
 
 
+def closed_within(socks, deadline, trickle=None):
+    """How many of `socks` the server closes within `deadline` seconds; sends `trickle`
+    on each still-open socket once a second when given (slowloris)."""
+    started = time.time()
+    open_ = set(range(len(socks)))
+    for sock in socks:
+        sock.setblocking(False)
+    while open_ and time.time() - started < deadline:
+        for index in list(open_):
+            try:
+                if trickle:
+                    socks[index].send(trickle)
+                if socks[index].recv(1) == b"":
+                    open_.discard(index)
+            except BlockingIOError:
+                pass
+            except OSError:
+                open_.discard(index)
+        time.sleep(1 if trickle else 0.5)
+    for sock in socks:
+        sock.close()
+    return len(socks) - len(open_)
+
+
+def open_many(port, count, first_octet, preamble=None):
+    """`count` connections, each from its own 127.0.x.y source; sends `preamble` if given."""
+    socks = []
+    for index in range(count):
+        try:
+            sock = connect(port, f"127.0.{first_octet + index // 200}.{2 + index % 200}")
+            if preamble:
+                sock.sendall(preamble)
+            socks.append(sock)
+        except OSError:
+            pass
+    return socks
+
+
 def slowloris(inviso, connections=1000, deadline=12):
     server = Server(inviso)
     try:
         honest = HonestPair(server.port)
-        socks = []
-        for index in range(connections):
-            try:
-                sock = connect(server.port, f"127.0.{5 + index // 200}.{2 + index % 200}")
-                sock.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\n")
-                socks.append(sock)
-            except OSError:
-                pass
-        started = time.time()
-        open_ = set(range(len(socks)))
-        while open_ and time.time() - started < deadline:
-            for index in list(open_):
-                try:
-                    socks[index].sendall(b"X")
-                    socks[index].settimeout(0.001)
-                    if socks[index].recv(1) == b"":
-                        open_.discard(index)
-                except socket.timeout:
-                    pass
-                except OSError:
-                    open_.discard(index)
-            time.sleep(1)
-        for sock in socks:
-            sock.close()
-        closed = len(socks) - len(open_)
+        socks = open_many(server.port, connections, 5, b"GET /health HTTP/1.1\r\nHost: x\r\n")
+        closed = closed_within(socks, deadline, trickle=b"X")
         return (f"slowloris: {len(socks)} connections sending a header byte a second: {closed} "
                 f"({100 * closed / max(1, len(socks)):.1f} %) closed within {deadline} s; {honest.finish()}")
     finally:
@@ -425,29 +442,8 @@ def idle(inviso, connections=2000, deadline=12):
     server = Server(inviso)
     try:
         honest = HonestPair(server.port)
-        socks = []
-        for index in range(connections):
-            try:
-                socks.append(connect(server.port, f"127.0.{20 + index // 200}.{2 + index % 200}"))
-            except OSError:
-                pass
-        started = time.time()
-        open_ = set(range(len(socks)))
-        for sock in socks:
-            sock.setblocking(False)
-        while open_ and time.time() - started < deadline:
-            for index in list(open_):
-                try:
-                    if socks[index].recv(1) == b"":
-                        open_.discard(index)
-                except BlockingIOError:
-                    pass
-                except OSError:
-                    open_.discard(index)
-            time.sleep(0.5)
-        for sock in socks:
-            sock.close()
-        closed = len(socks) - len(open_)
+        socks = open_many(server.port, connections, 20)
+        closed = closed_within(socks, deadline)
         return (f"idle: {len(socks)} idle TCP connections: {closed} ({100 * closed / max(1, len(socks)):.1f} %) closed "
                 f"within {deadline} s; {honest.finish()}")
     finally:
@@ -460,7 +456,7 @@ def descriptors(inviso, nofile=512, connections=600):
         socks = []
         for index in range(connections):
             try:
-                socks.append(connect(server.port, f"127.0.{40 + index // 200}.{2 + index % 200}"))
+                socks.append(connect(server.port, f"127.{1 + index // 40000}.{index // 200 % 200}.{2 + index % 200}"))
             except OSError:
                 pass
         time.sleep(1)
@@ -502,6 +498,7 @@ def sigterm(inviso):
 ATTACKS = {
     "ping-flood": ping_flood, "nonreading-rooms": nonreading_rooms, "scan-create": scan_create,
     "scan-dense": scan_dense, "slowloris": slowloris, "idle": idle, "descriptors": descriptors, "sigterm": sigterm,
+    "descriptors-19k": lambda inviso: descriptors(inviso, nofile=19000, connections=19800),
 }
 
 

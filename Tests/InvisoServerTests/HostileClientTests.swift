@@ -63,6 +63,15 @@ struct HostileClientTests {
         return [firstByte, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     }
 
+    /// Limits that let a room relay as fast as the test sends (the attack is the reader).
+    static var unthrottledRelay: ServerLimits {
+        var limits = ServerLimits()
+        limits.roomRelayByteBurst = 1e9
+        limits.roomRelayBytesPerSecond = 1e9
+        limits.socketMessageBurst = 1e6
+        return limits
+    }
+
     static let upgradeRequest =
         "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
@@ -134,10 +143,7 @@ struct HostileClientTests {
 
     @Test("a member that never reads holds at most its queue limit, then is closed with 1008; its peer is told")
     func stalledMember() async throws {
-        var limits = ServerLimits()
-        limits.roomRelayByteBurst = 1e9
-        limits.roomRelayBytesPerSecond = 1e9
-        limits.socketMessageBurst = 1e6
+        var limits = Self.unthrottledRelay
         limits.stallTimeout = .seconds(1)
         let queueLimit = limits.socketQueuedBytes
         try await TestServer.with(limits: limits) { server, _ in
@@ -166,10 +172,7 @@ struct HostileClientTests {
 
     @Test("many members that never read: past the server-wide budget the ones behind are closed")
     func outboundBudget() async throws {
-        var limits = ServerLimits()
-        limits.roomRelayByteBurst = 1e9
-        limits.roomRelayBytesPerSecond = 1e9
-        limits.socketMessageBurst = 1e6
+        var limits = Self.unthrottledRelay
         limits.queuedBytesTotal = 400 << 10
         let budget = limits.queuedBytesTotal
         try await TestServer.with(limits: limits) { server, _ in

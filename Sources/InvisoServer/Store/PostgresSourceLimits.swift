@@ -27,28 +27,29 @@ struct PostgresSourceLimits: SourceLimits {
     func beginAttempt(_ source: String, now: Date) async throws -> SourceAttempt? {
         let key = Self.digest(source)
         let since = now.millisecondsSince1970 - 60_000
-        let limit = limits.failedAttemptsPerMinute
-        let token: Int64? = try await store.transaction("counting an attempt") { connection, logger in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("attempt:" + key), 0))", logger: logger)
-            var count = 0
-            for try await value in try await connection.query(
-                "SELECT count(*) FROM inviso_source_attempts WHERE source = \(key) AND at > \(since)", logger: logger
-            ).decode(Int64.self) {
-                count = Int(value)
-            }
-            guard count < limit else { return nil }
-            var token: Int64?
-            for try await value in try await connection.query(
-                "INSERT INTO inviso_source_attempts (source, at) VALUES (\(key), \(now.millisecondsSince1970)) RETURNING token",
-                logger: logger
-            ).decode(Int64.self) {
-                token = value
-            }
-            return token
-        }
+        let token = try await countThenInsert(
+            lock: "attempt:" + key, limit: limits.failedAttemptsPerMinute, "counting an attempt",
+            count: "SELECT count(*) FROM inviso_source_attempts WHERE source = \(key) AND at > \(since)",
+            insert: "INSERT INTO inviso_source_attempts (source, at) VALUES (\(key), \(now.millisecondsSince1970)) RETURNING token")
         guard let token else { return nil }
         return SourceAttempt {
             _ = try? await store.rows("DELETE FROM inviso_source_attempts WHERE token = \(token)", "taking back an attempt")
+        }
+    }
+
+    /// In one transaction under the advisory lock `lock`: runs `count`, and when it is
+    /// below `limit` runs `insert` and returns the token it returns; `nil` otherwise.
+    private func countThenInsert(
+        lock: String, limit: Int, _ operation: String, count: PostgresQuery, insert: PostgresQuery
+    ) async throws -> Int64? {
+        try await store.transaction(operation) { connection, logger in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\(lock), 0))", logger: logger)
+            var counted: Int64 = 0
+            for try await value in try await connection.query(count, logger: logger).decode(Int64.self) { counted = value }
+            guard counted < limit else { return nil }
+            var token: Int64?
+            for try await value in try await connection.query(insert, logger: logger).decode(Int64.self) { token = value }
+            return token
         }
     }
 
@@ -81,25 +82,10 @@ struct PostgresSourceLimits: SourceLimits {
     func reserveCode(_ source: String, now: Date) async throws -> CodeReservation? {
         let key = Self.digest(source)
         let millis = now.millisecondsSince1970
-        let limit = limits.liveCodesPerSource
-        let token: Int64? = try await store.transaction("reserving a live code") { connection, logger in
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtextextended(\("code:" + key), 0))", logger: logger)
-            var count = 0
-            for try await value in try await connection.query(
-                "SELECT count(*) FROM inviso_source_codes WHERE source = \(key) AND expires_at > \(millis)", logger: logger
-            ).decode(Int64.self) {
-                count = Int(value)
-            }
-            guard count < limit else { return nil }
-            var token: Int64?
-            for try await value in try await connection.query(
-                "INSERT INTO inviso_source_codes (source, expires_at) VALUES (\(key), \(millis + 60_000)) RETURNING token",
-                logger: logger
-            ).decode(Int64.self) {
-                token = value
-            }
-            return token
-        }
+        let token = try await countThenInsert(
+            lock: "code:" + key, limit: limits.liveCodesPerSource, "reserving a live code",
+            count: "SELECT count(*) FROM inviso_source_codes WHERE source = \(key) AND expires_at > \(millis)",
+            insert: "INSERT INTO inviso_source_codes (source, expires_at) VALUES (\(key), \(millis + 60_000)) RETURNING token")
         guard let token else { return nil }
         let store = self.store
         return CodeReservation(
