@@ -386,8 +386,15 @@ struct HostileClientTests {
             let client = try await RawWebSocket.open(port: server.port, from: "127.0.2.1")
             try await client.sendRaw(Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
             #expect(try await client.responseHead().hasPrefix("HTTP/1.1 200"))
-            #expect(await idle[0].closes(within: 10))  // the oldest idle one made room
-            #expect(!(await idle[10].closes(within: 0.2)))
+            // One idle connection made room (which one: the longest pending, as the ledger's
+            // unit test shows; accepts on two event loops may admit them in another order
+            // than they were opened).
+            var closed = 0
+            for _ in 0..<100 where closed == 0 {
+                try await Task.sleep(for: .milliseconds(100))
+                for socket in idle where await socket.closes(within: 0) { closed += 1 }
+            }
+            #expect(closed == 1)
             try await websocket.send(#"{"type":"ping"}"#)
             #expect(try await websocket.nextText() == #"{"type":"pong"}"#)  // a WebSocket is never evicted
             for socket in idle + [client, websocket] { await socket.close() }
