@@ -8,6 +8,7 @@
 # fuzz-corpus/artifacts (all ignored by git). Reproduce a crash with
 #   swift build --product InvisoServerFuzz && .build/debug/InvisoServerFuzz CRASH_FILE
 set -euo pipefail
+export SWIFT_BACKTRACE=enable=no  # else the runtime backtracer exits before libFuzzer writes the crash file
 cd "$(dirname "$0")/.."
 
 runs="${1:-1000000}"

@@ -45,7 +45,7 @@ public struct NIOHTTPTransport: HTTPTransport {
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         let endpoint = endpoint
         let group = group
-        let connectTimeout = TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000)
+        let connectTimeout = TimeAmount(timeout)  // keeps sub-second parts (components.seconds did not)
         return try await withTimeout(timeout, sleep: { try await Task.sleep(for: $0) }, error: NIOHTTPTransportError.timedOut) {
             let channel = try await endpoint.connect(group: group, timeout: connectTimeout) { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -52,7 +52,7 @@ extension SignalingClient {
     ) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame> {
         let endpoint = configuration.endpoint
         let maxFrameSize = configuration.maxMessageBytes
-        let timeout = TimeAmount.nanoseconds(Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000)
+        let timeout = TimeAmount(configuration.connectTimeout)  // keeps sub-second parts
         let upgrade = try await endpoint.connect(group: group, timeout: timeout) { channel in
             channel.eventLoop.makeCompletedFuture {
                 let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in

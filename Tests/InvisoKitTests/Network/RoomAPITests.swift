@@ -67,6 +67,15 @@ struct RoomAPITests {
         (200, #"{"roomid":17}"#, .unexpectedResponse),
     ]
 
+    @Test("a sub-second timeout is kept: 0.5 s connects (it was cut to 0 s, which fails at once)")
+    func subSecondTimeout() async throws {
+        try await KitTestServer.with { server in
+            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint, timeout: .milliseconds(500)))
+            let created = try await api.createRoom(deviceID: "device-quick", expiresInSeconds: 60)
+            #expect(created.joinID.count == 6)
+        }
+    }
+
     @Test(arguments: mappings)
     func errorMapping(status: Int, body: String, expected: RoomAPIError) async throws {
         let transport = FakeTransport(status: status, body: body)
