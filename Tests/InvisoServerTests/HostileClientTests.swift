@@ -401,6 +401,28 @@ struct HostileClientTests {
         }
     }
 
+    @Test("connections that close at once, before or during setup, are forgotten: the source is not shut out")
+    func churnLeavesNoEntries() async throws {
+        var limits = ServerLimits()
+        limits.pendingConnectionsPerSource = 8
+        try await TestServer.with(limits: limits) { server, _ in
+            for _ in 0..<300 {
+                let socket = try await RawWebSocket.open(port: server.port, from: "127.0.0.4")
+                await socket.close()
+            }
+            var counts = server.server.guardian.counts
+            for _ in 0..<200 where counts.open > 0 {
+                try await Task.sleep(for: .milliseconds(20))
+                counts = server.server.guardian.counts
+            }
+            #expect(counts.open == 0 && counts.pending == 0, "\(counts)")
+            let client = try await RawWebSocket.open(port: server.port, from: "127.0.0.4")
+            try await client.sendRaw(Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(try await client.responseHead().hasPrefix("HTTP/1.1 200"))
+            await client.close()
+        }
+    }
+
     // MARK: - LOW 10: malformed HTTP
 
     @Test("malformed HTTP gets 400 and the connection is closed", arguments: [

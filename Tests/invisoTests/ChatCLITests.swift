@@ -127,7 +127,9 @@ struct ChatCLITests {
         let id = try #require(sessions.first?["id"] as? String)
         let delete = try ChildProcess(binary, ["sessions", "delete", id, "--json", "--data", aliceData])
         #expect(await delete.waitForExit(timeout: 60) == 0, "\(delete.transcript)")
-        #expect(delete.events.first?["server"] as? String == "purged", "\(delete.transcript)")
+        #expect(
+            delete.events.first?["server"] as? String == "purged",
+            "\(delete.transcript)\nserver (running: \(server.isRunning)):\n\(server.transcript.suffix(4_000))")
     }
 
     @Test("resume: a killed chat process is resumed from its store; nothing lost or repeated, still verified")

@@ -71,6 +71,9 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Whether the process has not exited yet.
+    var isRunning: Bool { process.isRunning }
+
     /// Everything written to stdout and stderr, for failure messages.
     var transcript: String {
         condition.lock()

@@ -64,8 +64,7 @@ final class ConnectionGuardHandler: ChannelInboundHandler, RemovableChannelHandl
     func channelInactive(context: ChannelHandlerContext) {
         timer?.cancel()
         timer = nil
-        guardian.remove(id)
-        context.fireChannelInactive()
+        context.fireChannelInactive()  // the guardian forgets the connection on closeFuture
     }
 
     // MARK: - Progress (called on the event loop by HTTPProgressObserver and the upgrader)

@@ -66,6 +66,11 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
             channel.close(promise: nil)
             return channel.eventLoop.makeSucceededFuture(Value(negotiated: channel.eventLoop.makeFailedFuture(Refused()), channel: channel))
         }
+        // Forgotten when the channel closes, however it closes: a client that is gone
+        // before the handlers below are added never delivers channelInactive to them, and
+        // its entry would otherwise count against its source forever.
+        let guardian = self.guardian
+        channel.closeFuture.whenComplete { _ in guardian.remove(id) }
         return channel.eventLoop.makeCompletedFuture {
             let connectionGuard = ConnectionGuardHandler(guardian: guardian, id: id, timeouts: timeouts)
             try channel.pipeline.syncOperations.addHandler(connectionGuard, position: .first)
