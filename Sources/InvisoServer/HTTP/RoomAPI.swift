@@ -67,13 +67,14 @@ struct RoomAPI: Sendable {
                 throw RESTError.tooManyCodes
             }
             let expires = now.addingTimeInterval(TimeInterval(request.expiresInSeconds))
+            // The device ID is kept as a digest, the push token not at all (this server
+            // sends no push notifications).
+            let creator = DeviceDigest.of(request.client1)
             var code = request.joinid ?? environment.randomJoinCode()
             var tries = 1
             while true {
-                // The device ID is kept as a digest, the push token not at all (this server
-                // sends no push notifications).
                 let pending = PendingRoom(
-                    joinID: code, client1: DeviceDigest.of(request.client1), client1Token: nil,
+                    joinID: code, client1: creator, client1Token: nil,
                     client1Platform: request.platform, createdAt: now, expiresAt: expires)
                 do {
                     try await store.insertPending(pending, now: now)

@@ -91,13 +91,13 @@ public struct ServerLimits: Sendable, Equatable {
         return limits
     }
 
-    func socket(maxMessageBytes: Int) -> SocketLimits {
+    var socket: SocketLimits {
         SocketLimits(
             messages: .init(
-                maxMessageBytes: maxMessageBytes, maxFragments: webSocketFragments,
+                maxMessageBytes: webSocketMessageBytes, maxFragments: webSocketFragments,
                 assemblyTimeout: TimeAmount(webSocketAssemblyTimeout)),
             silenceTimeout: TimeAmount(silenceTimeout), stallTimeout: TimeAmount(stallTimeout),
-            maxQueuedBytes: socketQueuedBytes, maxPausedBytes: maxMessageBytes)
+            maxQueuedBytes: socketQueuedBytes)
     }
 }
 

@@ -52,7 +52,7 @@ public struct SignalingChannel: ServerChildChannel, HTTPChannelHandler {
         self.hub = hub
         self.guardian = guardian
         maxMessageBytes = limits.webSocketMessageBytes
-        socketLimits = limits.socket(maxMessageBytes: limits.webSocketMessageBytes)
+        socketLimits = limits.socket
         timeouts = .init(
             handshake: TimeAmount(limits.handshakeTimeout), request: TimeAmount(limits.requestTimeout),
             keepAlive: TimeAmount(limits.keepAliveTimeout))

@@ -11,8 +11,6 @@ struct SocketLimits: Sendable {
     var stallTimeout: TimeAmount
     /// Bytes the socket's channel may hold for its reader before it is closed with 1008.
     var maxQueuedBytes: Int
-    /// Bytes of decoded messages waiting while the socket is paused before reading stops.
-    var maxPausedBytes: Int
 }
 
 /// One upgraded signaling socket, as a NIO handler after the frame decoder: checks and
@@ -30,8 +28,8 @@ struct SocketLimits: Sendable {
 /// `join_room`/`watch_code`, a publish to other instances, a peer that is not reading)
 /// pauses this socket: later messages queue behind it, so every socket's messages are
 /// still handled one at a time, in order. Control frames are answered at once even while
-/// paused (a client's ping must not wait for a store); once ``maxQueued`` messages or
-/// `maxPausedBytes` wait, reading stops until the pause ends.
+/// paused (a client's ping must not wait for a store); once ``maxQueued`` messages or one
+/// largest message's worth of bytes wait, reading stops until the pause ends.
 ///
 /// Memory stays bounded against a client that never reads: a pong is written only while
 /// the socket is writable — otherwise only the latest ping is remembered and answered when
@@ -174,7 +172,7 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
             guard paused || !queued.isEmpty else { return perform(output, context: context) }
             queued.append(output)
             queuedBytes += buffer.readableBytes
-            if queued.count >= Self.maxQueued || queuedBytes >= limits.maxPausedBytes, !readingStopped {
+            if queued.count >= Self.maxQueued || queuedBytes >= limits.messages.maxMessageBytes, !readingStopped {
                 readingStopped = true
                 context.channel.setOption(ChannelOptions.autoRead, value: false).whenComplete { _ in }
             }
@@ -244,8 +242,7 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
     private func resume(_ context: ChannelHandlerContext) {
         paused = false
         while !paused, let output = queued.popFirst() {
-            if case .text(let buffer) = output { queuedBytes -= buffer.readableBytes }
-            if case .binary(let buffer) = output { queuedBytes -= buffer.readableBytes }
+            queuedBytes -= output.messageBytes
             perform(output, context: context)
         }
         if !paused, readingStopped, context.channel.isActive {

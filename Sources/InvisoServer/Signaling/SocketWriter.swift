@@ -38,15 +38,14 @@ final class SocketWriter: Sendable {
     /// Mirrors `Outbox.closeAfter` for ``isClosing``, read on every message without the lock.
     private let closeSent = Atomic<Bool>(false)
     private let slowReaderClosed = Atomic<Bool>(false)
-    /// Mirrors `Outbox.bytes` for ``isWritable``.
+    /// Payload bytes of the frames in the outbox (changed under its lock, read by
+    /// ``isWritable`` without it).
     private let outboxBytes = Atomic<Int>(0)
 
     private struct Outbox: ~Copyable {
         var frames: [WebSocketFrame] = []
         var drainScheduled = false
         var closeAfter = false
-        /// Payload bytes of `frames`.
-        var bytes = 0
     }
 
     private struct Waiters: ~Copyable {
@@ -105,8 +104,7 @@ final class SocketWriter: Sendable {
         let schedule = outbox.withLock { outbox -> Bool in
             guard !outbox.closeAfter else { return false }
             outbox.frames.append(frame)
-            outbox.bytes += frame.data.readableBytes
-            outboxBytes.store(outbox.bytes, ordering: .relaxed)
+            outboxBytes.wrappingAdd(frame.data.readableBytes, ordering: .relaxed)
             outbox.closeAfter = closing
             if closing { closeSent.store(true, ordering: .relaxed) }
             defer { outbox.drainScheduled = true }
@@ -120,7 +118,6 @@ final class SocketWriter: Sendable {
     private func drain() {
         let (frames, close) = outbox.withLock { outbox -> ([WebSocketFrame], Bool) in
             outbox.drainScheduled = false
-            outbox.bytes = 0
             outboxBytes.store(0, ordering: .relaxed)
             var frames: [WebSocketFrame] = []
             swap(&frames, &outbox.frames)

@@ -56,6 +56,14 @@ package struct WebSocketMessageAssembler: Sendable {
         case close(code: UInt16)
         /// Fail the connection (RFC 6455 §7.1.7): send a close frame with this code, then close.
         case fail(code: UInt16, reason: String)
+
+        /// The bytes of a text or binary message; 0 for anything else.
+        package var messageBytes: Int {
+            switch self {
+            case .text(let message), .binary(let message): message.readableBytes
+            default: 0
+            }
+        }
     }
 
     private enum State: Sendable {

@@ -75,7 +75,7 @@ struct BenchServer: AsyncParsableCommand {
         #if DEBUG
         FileHandle.standardError.write(Data("warning: debug build; use `swift run -c release inviso bench server`\n".utf8))
         #endif
-        let limit = Self.raiseDescriptorLimit()
+        let limit = DescriptorLimit.raise()
         let group = MultiThreadedEventLoopGroup.singleton
         let out = Output(json: json)
         out.note("file descriptors: soft limit \(limit.soft), hard limit \(limit.hard)")
@@ -379,11 +379,6 @@ struct BenchServer: AsyncParsableCommand {
         return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
     }
 
-    /// Raises the soft descriptor limit to the hard one, and the hard one as far as allowed.
-    static func raiseDescriptorLimit() -> (soft: UInt64, hard: UInt64) {
-        DescriptorLimit.raise()
-    }
-
     /// The process's resident memory (Linux `/proc/self/status` VmRSS).
     static func residentBytes() -> Int? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
@@ -440,7 +435,7 @@ struct BenchIdleClients: AsyncParsableCommand {
     @Option var sources = 4
 
     func run() async throws {
-        _ = BenchServer.raiseDescriptorLimit()
+        _ = DescriptorLimit.raise()
         let group = MultiThreadedEventLoopGroup.singleton
         let tally = IdleTally()
         let addresses = (0..<max(1, sources)).map { "127.0.0.\($0 + 2)" }
