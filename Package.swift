@@ -13,6 +13,7 @@ let package = Package(
     // (the base of our Kyber1024 for PQXDH) first shipped in the 26 releases.
     platforms: [.macOS(.v26), .iOS(.v26)],
     products: [
+        .library(name: "InvisoTime", targets: ["InvisoTime"]),
         .library(name: "InvisoCrypto", targets: ["InvisoCrypto"]),
         .library(name: "InvisoNoise", targets: ["InvisoNoise"]),
         .library(name: "InvisoSignal", targets: ["InvisoSignal"]),
@@ -40,6 +41,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
+        .target(
+            name: "InvisoTime",
+            swiftSettings: upcoming
+        ),
         .target(
             name: "InvisoCrypto",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")],
@@ -76,7 +81,7 @@ let package = Package(
         .target(
             name: "InvisoKit",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoWire", "InvisoStore",
+                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoWire", "InvisoStore", "InvisoTime",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -125,7 +130,9 @@ let package = Package(
         ),
         .target(
             name: "InvisoTesting",
-            dependencies: ["InvisoCrypto", "InvisoNoise", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "InvisoCrypto", "InvisoNoise", "InvisoTime", "InvisoKit", .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: upcoming
         ),
         .executableTarget(
@@ -206,7 +213,7 @@ let package = Package(
             name: "InvisoKitTests",
             dependencies: [
                 "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoStore", "InvisoTesting",
-                "InvisoServer", "InvisoWire",
+                "InvisoServer", "InvisoWire", "InvisoTime",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

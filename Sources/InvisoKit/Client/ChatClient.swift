@@ -3,16 +3,24 @@ import Foundation
 public import InvisoCrypto
 import InvisoNoise
 public import InvisoStore
+public import InvisoTime
 public import InvisoWire
 public import Logging
 
-/// One end-to-end encrypted chat session with one peer: the engine behind
-/// `inviso invite` / `inviso join` and any app UI (`docs/client.md`, "Chat engine").
+/// One end-to-end encrypted chat session with one peer over the rendezvous server: the
+/// driver of a ``ChatSessionMachine`` behind `inviso invite` / `inviso join` and any app UI
+/// (`docs/client.md`, "The session engine").
 ///
 /// Lifecycle: ``ChatState/idle`` → ``invite()`` (``ChatState/pending``) or
 /// ``join(_:)`` → ``ChatState/accepted`` → the secure channel is set up over the relay →
 /// ``ChatState/active`` → ``leave()`` (or failure, expiry, the peer leaving) →
 /// ``ChatState/closed``. Everything that happens is reported on ``events``.
+///
+/// The machine decides; this actor does the I/O it asks for: REST calls, the signaling
+/// socket, the relay and direct paths, the store and the timers. All of its work runs as
+/// child tasks of one task group that starts with the session and ends with it, so no
+/// task outlives the session. Timers sleep on the injected clock (`InvisoTime`), so tests
+/// advance a manual clock instead of waiting.
 ///
 /// - Every session has a fresh random device ID and a fresh identity (Noise static key;
 ///   X25519 key for v1); nothing links two sessions on the server.
@@ -27,8 +35,7 @@ public import Logging
 ///   TCP connection is tried in the background (``Configuration/direct``) and, when it
 ///   authenticates, sending moves to it (``ChatEvent/path(_:)``); if it drops, sending
 ///   falls back to the relay. ``addPath(_:)`` switches sending to any other
-///   ``FrameTransport`` the same way: frames still arrive on the old path, and whatever
-///   is unacknowledged is sent again on the new one.
+///   ``FrameTransport`` the same way.
 public actor ChatClient {
     /// The events, in order; finishes after ``ChatEvent/closed(_:)``.
     public nonisolated let events: AsyncStream<ChatEvent>
@@ -36,61 +43,45 @@ public actor ChatClient {
     let continuation: AsyncStream<ChatEvent>.Continuation
     let configuration: Configuration
     let store: InvisoStore?
-    let clock: ChatClock
+    let clock: any InvisoClock
     let api: RoomAPI
     let logger: Logger
     var random: AnyGenerator
-    /// Whether ``random`` is the system's generator (forks are then system generators too).
-    let randomIsSystem: Bool
     /// Sees every frame sent or received on any path (tests: "the relay carries no plaintext").
     let frameTap: (@Sendable (ChatPath, [UInt8]) -> Void)?
 
     // MARK: Session
 
-    /// Where the session is.
-    public internal(set) var state = ChatState.idle
+    /// The session's machine, once ``invite()``, ``join(_:)`` or ``resume(sessionID:)`` made it.
+    var machine: ChatSessionMachine?
+    /// The state before the machine exists (a start in progress, or closed while idle).
+    var preState = ChatState.idle
     /// The session's id in the store (a random UUID); `nil` before ``invite()`` or ``join(_:)``.
     public internal(set) var sessionID: String?
-    var deviceID: String?
     var joinCode: String?
-    var roomID: String?
-    var role: V2Pairing.Role?
-    var invite: Invite?
-    var staticKey: NoiseKeyPair?
-    var v1Key: Curve25519.KeyAgreement.PrivateKey?
-    /// The agreed message lifetime.
-    public internal(set) var lifetime: MessageLifetime
-    var proposedLifetime: MessageLifetime?
-    var warnedV1 = false
 
-    // MARK: Networking
+    // MARK: I/O
 
+    /// The session's child tasks are added here (see ``ChatClient/startRunning()``).
+    var jobs: AsyncStream<@Sendable () async -> Void>.Continuation?
+    var runTask: Task<Void, Never>?
     var signaling: SignalingClient?
     var relay: RelayTransport?
-    var sendPath: (any FrameTransport)?
-    var peerPresent = false
-    var tasks: [Task<Void, Never>] = []
-    /// The automatic direct-path attempt (`ChatClient+Direct.swift`).
-    var direct = DirectAttempt()
+    /// The paths by the machine's id, with what waits to be sent on each.
+    var paths: [ChatSessionMachine.PathID: PathSender] = [:]
+    var nextPathID = 1
+    /// Arming a timer, or cancelling it, makes older wake-ups stale.
+    var timerGenerations: [ChatSessionMachine.Timer: UInt64] = [:]
+    var snapshotSavePending = false
+    var directListener: DirectListener?
+    /// The direct connection in use or last used (tests).
+    var directConnection: DirectConnection?
 
-    // MARK: Messaging
-
-    var channel: (any SecureChannel)?
-    var link: ReliableLink
-    var control: [ControlItem] = []
-    var v1Unsent: [[UInt8]] = []
-    var pumpTask: Task<Void, Never>?
-    var pumpAgain = false
-    var ackTimer: Task<Void, Never>?
-    var ackForced = false
-    var pairingTimer: Task<Void, Never>?
-    /// A save of the resumable state is scheduled (`ChatClient+Resume.swift`).
-    var resumeSavePending = false
-
-    /// A handshake frame or signaling message waiting to go out, in order.
-    enum ControlItem: Sendable {
-        case frame([UInt8])
-        case signal(ClientMessage)
+    /// One path's transport and its send queue.
+    struct PathSender {
+        let transport: any FrameTransport
+        var queued: [ChatSessionMachine.Outgoing] = []
+        let doorbell: AsyncStream<Void>.Continuation
     }
 
     /// Creates a session; nothing happens until ``invite()`` or ``join(_:)``.
@@ -98,16 +89,17 @@ public actor ChatClient {
     /// - Parameters:
     ///   - configuration: Server, lifetime, timeouts.
     ///   - store: Where sessions and messages are kept (`nil`: nothing is stored).
-    ///   - random: Device IDs, keys, join codes, invite words, reconnect jitter; a
-    ///     cryptographically secure generator outside tests.
-    ///   - clock: Time sources.
+    ///   - random: Device IDs, keys, invite words, reconnect jitter; a cryptographically
+    ///     secure generator outside tests.
+    ///   - clock: Timers, timeouts and pacing; stored message times.
     ///   - http: The REST transport (default: ``NIOHTTPTransport`` to the server).
     ///   - logger: Lifecycle events only; never text, keys, codes or ids. The session's REST
     ///     calls, signaling socket and direct path log here too.
     public init(
         configuration: Configuration, store: InvisoStore? = nil,
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(), clock: ChatClock = .system,
-        http: (any HTTPTransport)? = nil, logger: Logger = Logger(label: "inviso.kit.chat")
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        clock: any InvisoClock = SystemClock(), http: (any HTTPTransport)? = nil,
+        logger: Logger = Logger(label: "inviso.kit.chat")
     ) {
         self.init(
             configuration: configuration, store: store, random: random, clock: clock, http: http, logger: logger,
@@ -117,12 +109,12 @@ public actor ChatClient {
     /// ``init(configuration:store:random:clock:http:logger:)`` with a frame tap (tests).
     package init(
         configuration: Configuration, store: InvisoStore?, random: some RandomNumberGenerator & Sendable,
-        clock: ChatClock, http: (any HTTPTransport)?, logger: Logger, frameTap: (@Sendable (ChatPath, [UInt8]) -> Void)?
+        clock: any InvisoClock, http: (any HTTPTransport)?, logger: Logger,
+        frameTap: (@Sendable (ChatPath, [UInt8]) -> Void)?
     ) {
         self.configuration = configuration
         self.store = configuration.isEphemeral ? nil : store
         self.random = AnyGenerator(generator: random)
-        self.randomIsSystem = random is SystemRandomNumberGenerator
         self.clock = clock
         // One logger for everything the session does, so an app's handler and level (a chat
         // screen logs nothing; `--json` keeps standard output for events) cover the REST
@@ -130,8 +122,6 @@ public actor ChatClient {
         self.api = RoomAPI(transport: http ?? NIOHTTPTransport(endpoint: configuration.server), logger: logger)
         self.logger = logger
         self.frameTap = frameTap
-        self.lifetime = configuration.isEphemeral ? .ephemeral : configuration.lifetime
-        self.link = ReliableLink(configuration: configuration.reliable)
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -145,11 +135,8 @@ public actor ChatClient {
     ///   server refuses or cannot be reached.
     public func invite() async throws(ChatError) -> Invite {
         guard state == .idle else { throw .wrongState }
-        state = .pending
-        role = .creator
+        preState = .pending
         let device = newDeviceID()
-        deviceID = device
-        staticKey = newStaticKey()
         let expiry = max(1, min(86_400, Int(configuration.inviteExpiry / .seconds(1))))
         // The server picks the code: proposing our own would let a taken code's 409 tell
         // us (or anyone) which codes are live.
@@ -157,20 +144,27 @@ public actor ChatClient {
         do {
             created = try await api.createRoom(deviceID: device, expiresInSeconds: expiry)
         } catch {
-            state = .idle
+            preState = .idle
             throw ChatError(.server, error.description)
         }
         guard let invite = try? Invite.generate(joinCode: created.joinID, using: &random.generator) else {
-            state = .idle
+            preState = .idle
             throw ChatError(.server, "no free join code")
         }
-        self.invite = invite
         joinCode = created.joinID
-        try saveNewSession(state: .pending, protocolVersion: 2)
-        emit(.state(.pending))
-        let signaling = startSignaling()
-        try? await signaling.watch(joinID: created.joinID, deviceID: device)
-        startTask { [weak self] in await self?.pollForAcceptance() }
+        let machine = ChatSessionMachine(
+            role: .creator, invite: invite, roomID: nil, deviceID: device, staticKey: newStaticKey(),
+            lifetime: initialLifetime, configuration: machineConfiguration, random: random.fork())
+        do throws(ChatError) {
+            try saveNewSession(machine, protocolVersion: 2)
+        } catch {
+            preState = .idle
+            throw error
+        }
+        await begin(machine)
+        let signaling = signaling!
+        spawn { try? await signaling.watch(joinID: created.joinID, deviceID: device) }
+        spawn { [weak self] in await self?.pollForAcceptance() }
         logger.info("invite created")
         return invite
     }
@@ -184,6 +178,7 @@ public actor ChatClient {
     public func join(_ text: String) async throws(ChatError) {
         guard state == .idle else { throw .wrongState }
         let code: String
+        var invite: Invite?
         do {
             switch try Invite.parse(text) {
             case .v2(let parsed):
@@ -195,27 +190,27 @@ public actor ChatClient {
         } catch {
             throw ChatError(.invalidInvite, error.description)
         }
-        state = .accepted
-        role = .joiner
-        joinCode = code
+        preState = .accepted
         let device = newDeviceID()
-        deviceID = device
-        staticKey = newStaticKey()
         let room: String
         do {
             room = try await api.accept(joinID: code, deviceID: device)
         } catch {
-            state = .idle
-            invite = nil
+            preState = .idle
             if error == .notFoundOrExpired || error == .alreadyAccepted { throw ChatError(.expired, error.description) }
             throw ChatError(.server, error.description)
         }
-        roomID = room
-        try saveNewSession(state: .accepted, protocolVersion: invite == nil ? 1 : 2)
-        emit(.state(.accepted))
-        if invite == nil { warnV1() }
-        let signaling = startSignaling()
-        try? await signaling.join(roomID: room, deviceID: device)
+        joinCode = code
+        let machine = ChatSessionMachine(
+            role: .joiner, invite: invite, roomID: room, deviceID: device, staticKey: newStaticKey(),
+            lifetime: initialLifetime, configuration: machineConfiguration, random: random.fork())
+        do throws(ChatError) {
+            try saveNewSession(machine, protocolVersion: invite == nil ? 1 : 2)
+        } catch {
+            preState = .idle
+            throw error
+        }
+        await begin(machine)
         logger.info("invite accepted")
     }
 
@@ -223,8 +218,8 @@ public actor ChatClient {
 
     /// Sends a text; see ``send(_:)``.
     @discardableResult
-    public func send(text: String) throws(ChatError) -> UInt64 {
-        try send(.text(text))
+    public func send(text: String) async throws(ChatError) -> UInt64 {
+        try await send(.text(text))
     }
 
     /// Queues a message for the peer and returns its id (v2: its sequence number; v1:
@@ -234,24 +229,10 @@ public actor ChatClient {
     /// - Throws: ``ChatError/closed`` after the session ended, ``ChatError/wrongState``
     ///   before ``invite()`` / ``join(_:)``, ``ChatError/outboxFull``.
     @discardableResult
-    public func send(_ payload: ChatPayload) throws(ChatError) -> UInt64 {
-        switch state {
-        case .closed: throw .closed
-        case .idle: throw .wrongState
-        default: break
-        }
-        let id: UInt64
-        do {
-            id = try link.enqueue(payload.plaintext)
-        } catch {
-            throw .outboxFull
-        }
-        if let kind = Self.storedKind(payload) {
-            storeMessage(id: "s\(id)", direction: .sent, kind: kind, payload: payload)
-        }
-        // Saved at once, so that a message accepted here survives the process.
-        saveResumeState()
-        schedulePump()
+    public func send(_ payload: ChatPayload) async throws(ChatError) -> UInt64 {
+        guard machine != nil else { throw state == .closed ? .closed : .wrongState }
+        let (id, actions) = try machine!.send(payload, at: now)
+        await perform(actions)
         return id
     }
 
@@ -261,27 +242,34 @@ public actor ChatClient {
     /// applies once the peer accepts (``ChatEvent/lifetime(_:)``).
     ///
     /// - Throws: As ``send(_:)``.
-    public func proposeLifetime(_ lifetime: MessageLifetime) throws(ChatError) {
-        proposedLifetime = lifetime
-        try send(.lifetimeProposal(sessionID: roomID ?? "", lifetime: lifetime, proposedAt: clock.date().timeIntervalSince1970))
+    public func proposeLifetime(_ lifetime: MessageLifetime) async throws(ChatError) {
+        guard machine != nil else { throw state == .closed ? .closed : .wrongState }
+        await perform(try machine!.proposeLifetime(lifetime, at: now))
     }
 
     /// Accepts the peer's proposal (`lifetime_accept`) and applies it.
     ///
     /// - Throws: As ``send(_:)``.
-    public func acceptLifetime(_ lifetime: MessageLifetime) throws(ChatError) {
-        try send(.lifetimeAccept(sessionID: roomID ?? "", lifetime: lifetime, acceptedAt: clock.date().timeIntervalSince1970))
-        applyLifetime(lifetime)
+    public func acceptLifetime(_ lifetime: MessageLifetime) async throws(ChatError) {
+        guard machine != nil else { throw state == .closed ? .closed : .wrongState }
+        await perform(try machine!.acceptLifetime(lifetime, at: now))
     }
 
     /// Rejects the peer's proposal (`lifetime_reject`).
     ///
     /// - Throws: As ``send(_:)``.
-    public func rejectLifetime(reason: String? = nil) throws(ChatError) {
-        try send(.lifetimeReject(sessionID: roomID ?? "", reason: reason))
+    public func rejectLifetime(reason: String? = nil) async throws(ChatError) {
+        guard machine != nil else { throw state == .closed ? .closed : .wrongState }
+        await perform(try machine!.rejectLifetime(reason: reason, at: now))
     }
 
     // MARK: - Session management
+
+    /// Where the session is.
+    public var state: ChatState { machine?.state ?? preState }
+
+    /// The agreed message lifetime.
+    public var lifetime: MessageLifetime { machine?.lifetime ?? initialLifetime }
 
     /// Renames the session in the store (nothing for an ephemeral session).
     ///
@@ -296,35 +284,44 @@ public actor ChatClient {
     }
 
     /// The channel's protocol, verification status and safety number, once established.
-    public var security: ChatSecurity? {
-        guard let channel, channel.isEstablished, let number = channel.safetyNumber else { return nil }
-        return ChatSecurity(version: channel.version, isVerified: channel.isVerified, safetyNumber: number)
-    }
+    public var security: ChatSecurity? { machine?.security }
 
     /// The path messages are sent on.
-    public var currentPath: ChatPath? { sendPath?.path }
+    public var currentPath: ChatPath? { signaling == nil ? nil : machine?.currentPath }
 
     /// The 32-byte key that authenticates a direct connection, once the channel is up
     /// (`docs/protocol.md`, "Direct-path key").
-    public var directPathKey: SecretBytes? { channel?.directPathKey }
+    public var directPathKey: SecretBytes? { machine?.directPathKey }
 
     /// The room's id, once known (for the direct transport's binding).
-    public var currentRoomID: String? { roomID }
+    public var currentRoomID: String? { machine?.roomID }
 
     /// Whether this side created the room.
-    public var isCreator: Bool { role == .creator }
+    public var isCreator: Bool { machine?.role == .creator }
 
     /// How many messages wait for the peer's ack.
-    public var unacknowledgedCount: Int { link.unacknowledgedCount }
+    public var unacknowledgedCount: Int { machine?.link.unacknowledgedCount ?? 0 }
+
+    /// How many of our messages have not left for good yet: (v2) those the peer has not
+    /// acknowledged, (v1) those sealed but not yet handed to a path. Zero means a `leave()`
+    /// now loses nothing we could still deliver.
+    public var undeliveredCount: Int { machine?.undeliveredCount ?? 0 }
+
+    /// This session's device id (tests).
+    var deviceID: String? { machine?.deviceID }
+
+    /// The room id (tests).
+    var roomID: String? { machine?.roomID }
+
+    /// The direct attempt's phase (tests).
+    var directPhase: ChatSessionMachine.DirectPhase { machine?.directPhase ?? .idle }
 
     /// Sends `transport_candidates` to the peer (for the direct transport).
     ///
     /// - Throws: ``ChatError/closed``, ``ChatError/wrongState`` before the room is joined.
-    public func sendTransportCandidates(_ candidates: [TransportCandidates.Candidate]) throws(ChatError) {
-        guard state != .closed else { throw .closed }
-        guard signaling != nil, roomID != nil else { throw .wrongState }
-        control.append(.signal(TransportCandidates(candidates: candidates).message))
-        schedulePump()
+    public func sendTransportCandidates(_ candidates: [TransportCandidates.Candidate]) async throws(ChatError) {
+        guard machine != nil else { throw state == .closed ? .closed : .wrongState }
+        await perform(try machine!.sendTransportCandidates(candidates))
     }
 
     /// Leaves for good: `leave_room` (the peer sees ``ChatCloseReason/peerLeft``), the
@@ -332,25 +329,33 @@ public actor ChatClient {
     /// keys wiped in the store, ``ChatEvent/closed(_:)`` with ``ChatCloseReason/left``.
     /// No reconnect follows. Idempotent.
     public func leave() async {
-        await close(reason: .left, leaveRoom: true)
+        guard machine != nil else {
+            closeIdle(.left)
+            return
+        }
+        await perform(machine!.leave())
     }
 
     // MARK: - Helpers
 
-    func emit(_ event: ChatEvent) {
-        continuation.yield(event)
+    /// The machine's configuration from the client's.
+    var machineConfiguration: ChatSessionMachine.Configuration {
+        var machine = ChatSessionMachine.Configuration()
+        machine.allowsV1Fallback = configuration.allowsV1Fallback
+        machine.pairingTimeout = configuration.pairingTimeout
+        machine.ackDelay = configuration.ackDelay
+        machine.retransmitInterval = configuration.retransmitInterval
+        machine.triesDirectPath = configuration.direct != nil
+        machine.directCandidatesTimeout = configuration.directCandidatesTimeout
+        machine.reliable = configuration.reliable
+        machine.persists = store != nil
+        return machine
     }
 
-    func warnV1() {
-        guard !warnedV1 else { return }
-        warnedV1 = true
-        emit(.warning(.unverifiedV1))
-    }
+    var initialLifetime: MessageLifetime { configuration.isEphemeral ? .ephemeral : configuration.lifetime }
 
-    /// Runs `body` as a task the session owns (cancelled when it closes).
-    func startTask(_ body: @escaping @Sendable () async -> Void) {
-        tasks.append(Task { await body() })
-    }
+    /// The current time, for the machine.
+    var now: ChatTime { ChatTime(clock) }
 
     /// A random version-4 UUID, uppercase as the app's.
     func newDeviceID() -> String {
@@ -362,26 +367,10 @@ public actor ChatClient {
         return parts.joined(separator: "-")
     }
 
-    /// A generator for a component (signaling jitter, a channel): the system's generator
-    /// when that is what was injected, else a deterministic one seeded from ``random``
-    /// (tests), so that no two components replay the same numbers.
-    func forkRandom() -> any RandomNumberGenerator & Sendable {
-        randomIsSystem ? SystemRandomNumberGenerator() : SplitMixGenerator(seed: random.generator.next())
-    }
-
     func newStaticKey() -> NoiseKeyPair {
         let secret = SecretBytes(randomCount: 32, using: &random.generator)
         do {
             return try secret.withUnsafeBytes { raw throws(NoiseError) in try NoiseKeyPair(rawPrivateKey: raw) }
-        } catch {
-            preconditionFailure("32 bytes are always an X25519 private key")
-        }
-    }
-
-    func newV1Key() -> Curve25519.KeyAgreement.PrivateKey {
-        let secret = SecretBytes(randomCount: 32, using: &random.generator)
-        do {
-            return try secret.withUnsafeBytes { try Curve25519.KeyAgreement.PrivateKey(rawRepresentation: $0) }
         } catch {
             preconditionFailure("32 bytes are always an X25519 private key")
         }

@@ -222,4 +222,6 @@ struct AnyGenerator: Sendable {
     var generator: Generator
 
     init(generator: some RandomNumberGenerator & Sendable) { self.generator = Generator(base: generator) }
+
+    init(base: any RandomNumberGenerator & Sendable) { self.generator = Generator(base: base) }
 }

@@ -1,3 +1,4 @@
+public import InvisoTime
 import Synchronization
 
 /// The relay path: opaque frames carried as binary WebSocket messages through the
@@ -44,26 +45,19 @@ public final class RelayTransport: FrameTransport {
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let signaling: SignalingClient
     private let pacing: Pacing
-    private let now: @Sendable () -> Duration
-    private let sleep: @Sendable (Duration) async throws -> Void
-    private let state: Mutex<(closed: Bool, tokens: Double, refilledAt: Duration?)>
+    private let clock: any InvisoClock
+    private let state: Mutex<(closed: Bool, tokens: Double, refilledAt: ClockInstant?)>
 
     /// A relay path over `signaling`.
     ///
     /// - Parameters:
     ///   - signaling: The room's signaling client (joined by its owner).
     ///   - pacing: The send rate limit.
-    ///   - now: A monotonic time (only differences are used); inject a fake clock in tests.
-    ///   - sleep: Waits while the bucket refills.
-    public init(
-        signaling: SignalingClient, pacing: Pacing = .serverDefault,
-        now: @escaping @Sendable () -> Duration = ChatClock.system.now,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
-    ) {
+    ///   - clock: Measures the refill and waits for it; a manual clock in tests.
+    public init(signaling: SignalingClient, pacing: Pacing = .serverDefault, clock: any InvisoClock = SystemClock()) {
         self.signaling = signaling
         self.pacing = pacing
-        self.now = now
-        self.sleep = sleep
+        self.clock = clock
         state = Mutex((false, pacing.burst, nil))
         (incoming, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
@@ -88,9 +82,9 @@ public final class RelayTransport: FrameTransport {
         while true {
             let wait: Duration? = try state.withLock { state throws(TransportError) in
                 guard !state.closed else { throw .closed }
-                let current = now()
+                let current = clock.now
                 if let last = state.refilledAt {
-                    let elapsed = Double((current - last) / .milliseconds(1)) / 1_000
+                    let elapsed = Double(last.duration(to: current) / .milliseconds(1)) / 1_000
                     state.tokens = min(pacing.burst, state.tokens + elapsed * pacing.messagesPerSecond)
                 }
                 state.refilledAt = current
@@ -101,7 +95,7 @@ public final class RelayTransport: FrameTransport {
                 return .milliseconds(Int(((1 - state.tokens) / pacing.messagesPerSecond * 1_000).rounded(.up)))
             }
             guard let wait else { break }
-            do { try await sleep(wait) } catch { throw .closed }
+            do { try await clock.sleep(for: wait) } catch { throw .closed }
         }
         do {
             try await signaling.send(binary: frame)

@@ -4,6 +4,7 @@ import Foundation
 import InvisoServer
 import InvisoStore
 import InvisoTesting
+import InvisoTime
 import Synchronization
 import Testing
 
@@ -165,13 +166,31 @@ struct ChatClientTests {
             ChatFixture.expectMessages(alice.1, (0..<600).map { ChatFixture.text("bob", $0) })
             #expect(alice.1.all.contains(.path(.direct)) && bob.1.all.contains(.path(.direct)))
             #expect(await alice.0.currentPath == .direct)
-            #expect(toBob.sent.withLock { $0 } > 0 && toAlice.sent.withLock { $0 } > 0)
+            #expect(toBob.sentCount > 0 && toAlice.sentCount > 0)
             // The direct path closes: sending falls back to the relay and still works.
             await toBob.close()
             await toAlice.close()
             try await alice.1.wait("fallback to the relay") { $0.all.last(where: { if case .path = $0 { true } else { false } }) == .path(.relay) }
             _ = try await alice.0.send(text: ChatFixture.text("alice", 600))
             try await bob.1.wait("the message after the fallback") { $0.messages.count >= 601 }
+            await alice.0.leave()
+            await bob.0.leave()
+        }
+    }
+
+    /// The driver over a direct link that loses, duplicates and reorders frames: the
+    /// machine's acks and resends deliver everything once and in order.
+    @Test func aLossyDirectLinkLosesNothing() async throws {
+        try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
+            let (alice, bob) = try await Self.pair(server)
+            _ = try await alice.1.waitForSecurity()
+            _ = try await bob.1.waitForSecurity()
+            let (toBob, toAlice) = InMemoryFrameTransport.pair(
+                conditions: .init(loss: 0.2, duplication: 0.1, jitter: .milliseconds(5)), seed: 7)
+            try await alice.0.addPath(toBob)
+            try await bob.0.addPath(toAlice)
+            try await ChatFixture.exchange(alice, bob, count: 500)
+            #expect(await alice.0.currentPath == .direct && toBob.sentCount > 500)
             await alice.0.leave()
             await bob.0.leave()
         }
@@ -244,13 +263,25 @@ struct ChatClientTests {
     /// error and the session closes (no hang).
     @Test func silentPeerTimesOutThePairing() async throws {
         try await KitTestServer.with(limits: ChatFixture.fastLimits) { server in
-            let (alice, aliceLog) = ChatFixture.client(server, seed: 1) { $0.pairingTimeout = .milliseconds(500) }
+            // The timeout fires when the test clock says so, however busy the host is.
+            let clock = ManualClock()
+            let (alice, aliceLog) = ChatFixture.client(server, seed: 1, clock: clock) {
+                $0.pairingTimeout = .seconds(30)
+                $0.acceptPollInterval = .seconds(3_600)
+                $0.signaling.pingInterval = .seconds(3_600)
+            }
             let invite = try await alice.invite()
             let room = try await RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint))
                 .accept(joinID: invite.joinCode, deviceID: "silent-device")
             let (silent, silentLog, _) = SignalingClientTests.makeClient(server, seed: 9)
             try await silent.join(roomID: room, deviceID: "silent-device")
             try await silentLog.next(where: SignalingClientTests.isReady)
+            // Alice saw the room ready when her pairing timer sleeps on the clock.
+            try await waitUntil("the pairing timer") { clock.deadlines.contains(ClockInstant.origin.advanced(by: .seconds(30))) }
+            clock.advance(by: .seconds(29))
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(aliceLog.closeReason == nil)
+            clock.advance(by: .seconds(1))
             try await aliceLog.wait("the timeout") { $0.closeReason != nil }
             #expect(aliceLog.errors == [.pairingTimedOut])
             #expect(aliceLog.closeReason == .pairingFailed)

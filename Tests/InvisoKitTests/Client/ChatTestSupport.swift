@@ -2,6 +2,7 @@
 import InvisoServer
 import InvisoStore
 import InvisoTesting
+import InvisoTime
 import Logging
 import Synchronization
 import Testing
@@ -116,13 +117,14 @@ enum ChatFixture {
 
     static func client(
         _ server: KitTestServer, seed: UInt64, capture: FrameCapture? = nil, store: InvisoStore? = nil,
+        clock: any InvisoClock = SystemClock(),
         logger: Logger = Logger(label: "inviso.tests.chat", factory: { _ in SwiftLogNoOpLogHandler() }),
         configure: (inout ChatClient.Configuration) -> Void = { _ in }
     ) -> (ChatClient, ChatEventLog) {
         var configuration = configuration(server)
         configure(&configuration)
         let client = ChatClient(
-            configuration: configuration, store: store, random: SeededGenerator(seed: seed), clock: .system, http: nil,
+            configuration: configuration, store: store, random: SeededGenerator(seed: seed), clock: clock, http: nil,
             logger: logger, frameTap: capture?.tap)
         server.closeAtEnd { await client.leave() }
         return (client, ChatEventLog(client))
@@ -170,38 +172,14 @@ enum ChatFixture {
     }
 }
 
-/// Two in-memory frame transports wired to each other (a stand-in for a direct path).
-final class InMemoryFrameTransport: FrameTransport {
-    let path: ChatPath
-    let incoming: AsyncStream<[UInt8]>
-    private let continuation: AsyncStream<[UInt8]>.Continuation
-    private let peer = Mutex<InMemoryFrameTransport?>(nil)
-    private let closed = Mutex(false)
-    let sent = Mutex(0)
-
-    init(path: ChatPath) {
-        self.path = path
-        (incoming, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-    }
-
-    static func pair(path: ChatPath = .direct) -> (InMemoryFrameTransport, InMemoryFrameTransport) {
-        let a = InMemoryFrameTransport(path: path)
-        let b = InMemoryFrameTransport(path: path)
-        a.peer.withLock { $0 = b }
-        b.peer.withLock { $0 = a }
-        return (a, b)
-    }
-
-    func send(_ frame: [UInt8]) async throws(TransportError) {
-        guard !closed.withLock({ $0 }) else { throw .closed }
-        guard let peer = peer.withLock({ $0 }) else { throw .notConnected }
-        sent.withLock { $0 += 1 }
-        peer.continuation.yield(frame)
-    }
-
-    func close() async {
-        closed.withLock { $0 = true }
-        continuation.finish()
-        peer.withLock { $0 = nil }
+/// Waits (real time, 60 s at most) until `condition` holds: for state that a driver
+/// reaches asynchronously, such as a timer going to sleep on a test clock.
+func waitUntil(
+    _ what: String, timeout seconds: Double = 60, condition: @Sendable () async -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while await !condition() {
+        guard ContinuousClock.now < deadline else { throw NetworkTestFailure("timed out waiting for \(what)") }
+        try await Task.sleep(for: .milliseconds(5))
     }
 }

@@ -1,0 +1,270 @@
+import Foundation
+import InvisoStore
+import InvisoTime
+import InvisoWire
+import Logging
+
+// MARK: - Running the machine: the task group, actions, paths and timers
+
+extension ChatClient {
+    /// Starts the session's I/O around a new machine: the task group, the signaling
+    /// socket with the relay path, the expiry sweep; then the machine's first actions.
+    func begin(_ machine: ChatSessionMachine) async {
+        self.machine = machine
+        startRunning()
+        startSignaling()
+        if store != nil { spawn { [weak self] in await self?.expiryLoop() } }
+        let actions = self.machine!.start(at: now)
+        await perform(actions)
+    }
+
+    /// The one task group every child task of the session runs in; it ends when the
+    /// session finishes (``finish(_:)`` cancels it).
+    func startRunning() {
+        let (stream, continuation) = AsyncStream<@Sendable () async -> Void>.makeStream(bufferingPolicy: .unbounded)
+        jobs = continuation
+        runTask = Task {
+            await withDiscardingTaskGroup { group in
+                for await job in stream { group.addTask { await job() } }
+            }
+        }
+    }
+
+    /// Runs `job` as a child of the session's task group (dropped once it finished).
+    func spawn(_ job: @escaping @Sendable () async -> Void) {
+        jobs?.yield(job)
+    }
+
+    /// Feeds an event to the machine and carries out its actions.
+    func feed(_ event: ChatSessionMachine.Event) async {
+        guard machine != nil else { return }
+        let actions = machine!.handle(event, at: now)
+        await perform(actions)
+    }
+
+    /// Carries out the machine's actions in order.
+    func perform(_ actions: [ChatSessionMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .send(let item, let path):
+                enqueue(item, on: path)
+            case .emit(let event):
+                continuation.yield(event)
+                if case .closed = event { continuation.finish() }
+            case .arm(let timer, let deadline):
+                let generation = bumpTimer(timer)
+                let clock = clock
+                spawn { [weak self] in
+                    do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                    await self?.timerFired(timer, generation: generation)
+                }
+            case .cancel(let timer):
+                bumpTimer(timer)
+            case .joinRoom(let roomID):
+                if let signaling, let deviceID { try? await signaling.join(roomID: roomID, deviceID: deviceID) }
+            case .updateSession(let update):
+                updateStoredSession(update)
+            case .saveSnapshot:
+                saveSnapshot()
+            case .snapshotChanged:
+                guard !snapshotSavePending else { break }
+                snapshotSavePending = true
+                spawn { [weak self] in await self?.saveSnapshot() }
+            case .storeSent(let id, let payload):
+                if let kind = Self.storedKind(payload) { storeMessage(id: "s\(id)", direction: .sent, kind: kind, payload: payload) }
+            case .storeReceived(let id, let payload):
+                // The store already holds it: a resumed session got it again, because the
+                // state saved before the process stopped predates it (`docs/client.md`).
+                var isNew = true
+                if let kind = Self.storedKind(payload) {
+                    isNew = storeMessage(id: "r\(id)", direction: .received, kind: kind, payload: payload)
+                }
+                await feed(.receivedStored(id: id, payload: payload, isNew: isNew))
+            case .markDelivered(let ids):
+                if let store, let sessionID {
+                    for id in ids { _ = try? store.markDelivered(messageID: "s\(id)", sessionID: sessionID) }
+                }
+            case .pinIdentity(let peer, let safetyNumber, let isVerified):
+                if let store, let sessionID {
+                    try? store.savePinnedIdentity(
+                        PinnedIdentity(publicKey: Data(peer), safetyNumber: safetyNumber, isVerified: isVerified),
+                        sessionID: sessionID)
+                }
+                if let version = machine?.security?.version {
+                    logger.info("secure channel established", metadata: ["protocol": "\(version)"])
+                }
+            case .setLifetime(let lifetime):
+                if let store, let sessionID { try? store.setLifetime(lifetime, sessionID: sessionID) }
+            case .openDirectListener(let key, let role):
+                openDirectListener(key: key, role: role)
+            case .connectDirect(let candidates):
+                connectDirect(to: candidates)
+            case .closeDirectListener:
+                let listener = directListener
+                directListener = nil
+                if let listener { spawn { await listener.close() } }
+            case .finish(let closing):
+                await finish(closing)
+            }
+        }
+    }
+
+    // MARK: Timers
+
+    @discardableResult
+    private func bumpTimer(_ timer: ChatSessionMachine.Timer) -> UInt64 {
+        let generation = (timerGenerations[timer] ?? 0) &+ 1
+        timerGenerations[timer] = generation
+        return generation
+    }
+
+    private func timerFired(_ timer: ChatSessionMachine.Timer, generation: UInt64) async {
+        guard timerGenerations[timer] == generation else { return }
+        bumpTimer(timer)
+        await feed(.timerFired(timer))
+    }
+
+    // MARK: Paths
+
+    /// Adds a path (a direct connection) and moves sending to it: frames still arriving on
+    /// the old path are read and handled, every unacknowledged message is sent again on
+    /// the new one (the peer drops duplicates and restores the order), and
+    /// ``ChatEvent/path(_:)`` reports the change. When the new path's stream finishes,
+    /// sending falls back to the relay.
+    ///
+    /// - Throws: ``ChatError/closed`` after the session ended, ``ChatError/wrongState``
+    ///   before it started.
+    public func addPath(_ transport: any FrameTransport) async throws(ChatError) {
+        guard machine != nil, state != .closed else { throw state == .closed ? .closed : .wrongState }
+        let id = ChatSessionMachine.PathID(nextPathID)
+        nextPathID += 1
+        register(transport, as: id)
+        spawn { [weak self] in
+            for await frame in transport.incoming {
+                guard let self else { return }
+                await self.received(frame, on: id, kind: transport.path)
+            }
+            await self?.pathEnded(id)
+        }
+        await feed(.pathUp(id, transport.path))
+    }
+
+    /// Sets up a path's send queue and the child task that drains it.
+    func register(_ transport: any FrameTransport, as id: ChatSessionMachine.PathID) {
+        let (doorbell, ring) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        paths[id] = PathSender(transport: transport, doorbell: ring)
+        let signaling = signaling
+        spawn { [weak self] in
+            for await _ in doorbell {
+                while let self, let batch = await self.takeQueued(id), !batch.isEmpty {
+                    var sent = 0
+                    var failed = false
+                    for item in batch {
+                        do {
+                            switch item {
+                            case .frame(let frame): try await transport.send(frame)
+                            case .signal(let message):
+                                guard let signaling else { throw TransportError.closed }
+                                do { try await signaling.send(message) } catch { throw TransportError.notConnected }
+                            }
+                            sent += 1
+                        } catch {
+                            failed = true
+                            break
+                        }
+                    }
+                    await self.batchEnded(id, sent: sent, failed: failed)
+                }
+            }
+        }
+    }
+
+    private func enqueue(_ item: ChatSessionMachine.Outgoing, on path: ChatSessionMachine.PathID) {
+        guard paths[path] != nil else { return }
+        if case .frame(let frame) = item { frameTap?(paths[path]!.transport.path, frame) }
+        paths[path]!.queued.append(item)
+        paths[path]!.doorbell.yield()
+    }
+
+    private func takeQueued(_ path: ChatSessionMachine.PathID) -> [ChatSessionMachine.Outgoing]? {
+        guard paths[path] != nil else { return nil }
+        defer { paths[path]!.queued.removeAll(keepingCapacity: true) }
+        return paths[path]!.queued
+    }
+
+    private func batchEnded(_ path: ChatSessionMachine.PathID, sent: Int, failed: Bool) async {
+        guard failed else {
+            await feed(.sent(path: path, count: sent))
+            return
+        }
+        // The machine takes back everything after the refused frame, queued or not.
+        paths[path]?.queued.removeAll()
+        await feed(.sendFailed(path: path, sent: sent))
+    }
+
+    func received(_ frame: [UInt8], on path: ChatSessionMachine.PathID, kind: ChatPath) async {
+        frameTap?(kind, frame)
+        await feed(.frame(frame, path: path))
+    }
+
+    private func pathEnded(_ path: ChatSessionMachine.PathID) async {
+        guard let sender = paths.removeValue(forKey: path) else { return }
+        sender.doorbell.finish()
+        await feed(.pathDown(path))
+    }
+
+    // MARK: Ending
+
+    /// Ends the session as the machine decided: lets a pairing abort out, leaves or closes
+    /// the signaling socket, deletes the room and purges the device (leaving), wipes or
+    /// keeps the stored session, closes every path, then ends the task group.
+    private func finish(_ closing: ChatSessionMachine.Closing) async {
+        if closing.flushesRelay, let relay, let queued = paths[.relay]?.queued {
+            paths[.relay]?.queued.removeAll()
+            for case .frame(let frame) in queued { try? await relay.send(frame) }
+        }
+        if closing.leavesRoom { await signaling?.leave() } else { await signaling?.close() }
+        if closing.leavesRoom, let deviceID {
+            if let roomID { try? await api.deleteRoom(roomID: roomID, deviceID: deviceID) }
+            _ = try? await api.purge(deviceIDs: [deviceID])
+        }
+        if let store, let sessionID, !closing.keepsSession {
+            try? store.leaveSession(id: sessionID)
+        }
+        let listener = directListener
+        directListener = nil
+        await listener?.close()
+        for sender in paths.values {
+            sender.doorbell.finish()
+            await sender.transport.close()
+        }
+        paths.removeAll()
+        // Ended only now: this may run in one of the group's tasks, whose I/O above would
+        // not go out once cancelled.
+        jobs?.finish()
+        jobs = nil
+        runTask?.cancel()
+        logger.info("session closed", metadata: ["reason": "\(closing.reason)"])
+    }
+
+    /// ``leave()`` or ``suspend()`` before anything started: the events end.
+    func closeIdle(_ reason: ChatCloseReason) {
+        guard preState != .closed else { return }
+        preState = .closed
+        continuation.yield(.state(.closed))
+        continuation.yield(.closed(reason))
+        continuation.finish()
+    }
+
+    /// Stops this client's networking without leaving: no `leave_room`, nothing purged,
+    /// the stored session and its state stay, so that another ``ChatClient`` on the same
+    /// store can ``resume(sessionID:)`` it (the peer sees this device disconnect, not leave).
+    /// Ends the events with ``ChatCloseReason/suspended``. Idempotent.
+    public func suspend() async {
+        guard machine != nil else {
+            closeIdle(.suspended)
+            return
+        }
+        await perform(machine!.suspend())
+    }
+}
