@@ -42,8 +42,7 @@ extension ChatClient {
             spawn { [weak self] in await self?.feed(.directFailed) }
             return
         }
-        let clock = clock
-        let connector = DirectConnector(listener: listener, sleep: { try await clock.sleep(for: $0) }, logger: logger)
+        let connector = DirectConnector(listener: listener, clock: clock, logger: logger)
         let logger = logger
         spawn { [weak self] in
             let connection: DirectConnection

@@ -15,8 +15,7 @@ extension ChatClient {
         signalingConfiguration.reconnect = configuration.signaling.reconnect
         let clock = clock
         let signaling = SignalingClient(
-            configuration: signalingConfiguration, random: random.fork(), sleep: { try await clock.sleep(for: $0) },
-            logger: logger)
+            configuration: signalingConfiguration, random: random.fork(), clock: clock, logger: logger)
         let relay = RelayTransport(signaling: signaling, pacing: configuration.relayPacing, clock: clock)
         self.signaling = signaling
         self.relay = relay

@@ -1,3 +1,4 @@
+public import InvisoTime
 public import InvisoWire
 public import Logging
 import NIOCore
@@ -20,22 +21,21 @@ import Synchronization
 /// caller stays on the relay.
 public struct DirectConnector: Sendable {
     private let listener: DirectListener
-    private let sleep: @Sendable (Duration) async throws -> Void
+    private let clock: any InvisoClock
     private let logger: Logger
 
     /// - Parameters:
     ///   - listener: Our listener; its key, role, configuration and event loops are used for
     ///     the dialled connections too.
-    ///   - sleep: Waits for a duration (the overall timeout); inject a fake clock's sleep in
-    ///     tests. Defaults to the continuous clock.
+    ///   - clock: Measures the overall timeout; a manual clock in tests.
     ///   - logger: Receives connection-level events only; defaults to the listener's.
     public init(
         listener: DirectListener,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        clock: any InvisoClock = SystemClock(),
         logger: Logger? = nil
     ) {
         self.listener = listener
-        self.sleep = sleep
+        self.clock = clock
         self.logger = logger ?? listener.logger
     }
 
@@ -78,14 +78,14 @@ public struct DirectConnector: Sendable {
         let targets = Self.dialTargets(candidates, limit: listener.configuration.maxDialedCandidates)
         let role = listener.role
         let timeout = listener.configuration.connectTimeout
-        let sleep = sleep
+        let clock = clock
         let listener = listener
         logger.debug("direct connect started", metadata: ["candidates": "\(targets.count)", "role": "\(role)"])
 
         let result: Result<DirectConnection, DirectError> = await withTaskGroup(of: Event.self) { group in
             group.addTask {
                 do {
-                    try await sleep(timeout)
+                    try await clock.sleep(for: timeout)
                     return .timedOut
                 } catch {
                     return .cancelled

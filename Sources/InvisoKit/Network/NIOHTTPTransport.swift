@@ -1,3 +1,4 @@
+public import InvisoTime
 public import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -20,6 +21,7 @@ public struct NIOHTTPTransport: HTTPTransport {
     private let endpoint: ServerEndpoint
     private let group: any EventLoopGroup
     private let timeout: Duration
+    private let clock: any InvisoClock
 
     /// Creates a transport.
     ///
@@ -27,14 +29,17 @@ public struct NIOHTTPTransport: HTTPTransport {
     ///   - endpoint: The server.
     ///   - group: The event loops; `nil` uses NIO's shared singleton.
     ///   - timeout: The longest a whole request may take (connect, send, answer); 15 s.
+    ///   - clock: Measures the timeout.
     public init(
         endpoint: ServerEndpoint,
         group: (any EventLoopGroup)? = nil,
-        timeout: Duration = .seconds(15)
+        timeout: Duration = .seconds(15),
+        clock: any InvisoClock = SystemClock()
     ) {
         self.endpoint = endpoint
         self.group = group ?? MultiThreadedEventLoopGroup.singleton
         self.timeout = timeout
+        self.clock = clock
     }
 
     /// Sends `request` and reads the whole answer.
@@ -46,7 +51,7 @@ public struct NIOHTTPTransport: HTTPTransport {
         let endpoint = endpoint
         let group = group
         let connectTimeout = TimeAmount(timeout)  // keeps sub-second parts (components.seconds did not)
-        return try await withTimeout(timeout, sleep: { try await Task.sleep(for: $0) }, error: NIOHTTPTransportError.timedOut) {
+        return try await withTimeout(timeout, clock: clock, error: NIOHTTPTransportError.timedOut) {
             let channel = try await endpoint.connect(group: group, timeout: connectTimeout) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()

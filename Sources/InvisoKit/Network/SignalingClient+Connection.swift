@@ -1,10 +1,12 @@
+import InvisoTime
 import InvisoWire
 import Logging
 import NIOCore
 import NIOHTTP1
 import NIOWebSocket
+import Synchronization
 
-// MARK: - One connection
+// MARK: - The machine's actions, and one connection
 
 extension SignalingClient {
     private enum Upgrade: Sendable {
@@ -12,49 +14,183 @@ extension SignalingClient {
         case refused
     }
 
-    /// Opens one WebSocket, serves it until it ends, and says why it ended.
-    func connectOnce() async -> SignalingDisconnectReason {
-        let configuration = self.configuration
-        let group = self.group
-        let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
-        do {
-            channel = try await withTimeout(
-                configuration.connectTimeout, sleep: sleep, error: SignalingClientError.connectFailed
-            ) {
-                try await Self.openWebSocket(configuration, group: group)
+    /// A connection being opened: the channel once TCP is up, so that a connect timeout
+    /// can close it even while the WebSocket upgrade hangs.
+    final class PendingConnection: Sendable {
+        private let state = Mutex<(channel: (any Channel)?, abandoned: Bool)>((nil, false))
+
+        /// The TCP channel exists (closed at once when already abandoned).
+        func attach(_ channel: any Channel) {
+            let abandoned = state.withLock { state in
+                state.channel = channel
+                return state.abandoned
             }
-        } catch {
-            logger.debug("signaling connect failed")
-            return .connectFailed
+            if abandoned { channel.close(promise: nil) }
         }
-        do {
-            return try await channel.executeThenClose { inbound, outbound in
-                guard self.attach(outbound, channel: channel.channel) else { return .closedByUser }
-                let reason = await withTaskGroup(of: SignalingDisconnectReason.self) { tasks in
-                    tasks.addTask { await Self.readLoop(inbound, client: self) }
-                    tasks.addTask { await self.pingLoop() }
-                    let first = await tasks.next() ?? .connectionLost
-                    tasks.cancelAll()
-                    return first
+
+        /// Gives up on the connection: its channel closes and the upgrade fails.
+        func abandon() {
+            let channel = state.withLock { state in
+                state.abandoned = true
+                return state.channel
+            }
+            channel?.close(promise: nil)
+        }
+    }
+
+    /// Carries out the machine's actions in order.
+    func perform(_ actions: [SignalingMachine.Action]) async {
+        for action in actions {
+            switch action {
+            case .connect(let id):
+                startConnection(id)
+            case .closeConnection:
+                closeConnection()
+            case .send(let message):
+                // The machine's own messages go out even as it closes (`leave_room`).
+                try? await writeControl(.text, message.object.serialized())
+            case .sendPing(let payload):
+                try? await writeControl(.ping, payload)
+            case .sendPong(let payload):
+                try? await writeControl(.pong, payload)
+            case .sendClose(let code):
+                try? await writeControl(.connectionClose, [UInt8(code >> 8), UInt8(code & 0xFF)])
+            case .emit(let event):
+                if case .disconnected(let reason) = event, reason != .closedByUser, reason != .gaveUp {
+                    logger.info("signaling connection ended", metadata: ["reason": "\(reason)"])
                 }
-                self.detach()
-                return reason
+                continuation.yield(event)
+            case .arm(let timer, let deadline):
+                let generation = bump(timer)
+                let clock = clock
+                spawn { [weak self] in
+                    do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                    await self?.timerFired(timer, generation: generation)
+                }
+            case .cancel(let timer):
+                bump(timer)
+            case .finish:
+                jobs?.finish()
+                jobs = nil
             }
-        } catch {
-            detach()
-            return .connectionLost
         }
+    }
+
+    private func spawn(_ job: @escaping @Sendable () async -> Void) {
+        jobs?.yield(job)
+    }
+
+    @discardableResult
+    private func bump(_ timer: SignalingMachine.Timer) -> UInt64 {
+        let generation = (timerGenerations[timer] ?? 0) &+ 1
+        timerGenerations[timer] = generation
+        return generation
+    }
+
+    private func timerFired(_ timer: SignalingMachine.Timer, generation: UInt64) async {
+        guard timerGenerations[timer] == generation else { return }
+        bump(timer)
+        await perform(machine.timerFired(timer, at: clock.now))
+    }
+
+    /// Writes a frame the machine asked for, even while the client is closing (the close
+    /// frame, `leave_room`).
+    private func writeControl(_ opcode: WebSocketOpcode, _ payload: [UInt8]) async throws {
+        guard let outbound else { return }
+        try await outbound.write(Self.frame(opcode, ByteBuffer(bytes: payload)))
+    }
+
+    /// Closes the open connection, or abandons the one being opened.
+    func closeConnection() {
+        for connection in pending.values { connection.abandon() }
+        pending.removeAll()
+        channel?.close(promise: nil)
+        outbound = nil
+        channel = nil
+        openConnection = nil
+    }
+
+    /// Opens connection `id` in a child task and serves it until it ends.
+    private func startConnection(_ id: UInt64) {
+        let pendingConnection = PendingConnection()
+        pending[id] = pendingConnection
+        let configuration = configuration
+        let group = group
+        spawn { [weak self] in
+            let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+            do {
+                channel = try await Self.openWebSocket(configuration, group: group, pending: pendingConnection)
+            } catch {
+                await self?.connectionEnded(id)
+                return
+            }
+            guard let self else {
+                try? await channel.channel.close()
+                return
+            }
+            do {
+                try await channel.executeThenClose { inbound, outbound in
+                    guard await self.opened(id, outbound: outbound, channel: channel.channel) else { return }
+                    for try await frame in inbound {
+                        await self.received(frame, on: id)
+                    }
+                }
+            } catch {}
+            await self.connectionEnded(id)
+        }
+    }
+
+    /// The WebSocket is up; `false` when it is no longer wanted (timed out, closed).
+    private func opened(
+        _ id: UInt64, outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, channel: any Channel
+    ) async -> Bool {
+        guard pending.removeValue(forKey: id) != nil, machine.connection == id, machine.phase == .connecting else {
+            channel.close(promise: nil)
+            return false
+        }
+        self.outbound = outbound
+        self.channel = channel
+        openConnection = id
+        await perform(machine.opened(id, at: clock.now))
+        return true
+    }
+
+    private func received(_ frame: WebSocketFrame, on id: UInt64) async {
+        let opcode: SignalingMachine.Frame.Opcode =
+            switch frame.opcode {
+            case .text: .text
+            case .binary: .binary
+            case .continuation: .continuation
+            case .ping: .ping
+            case .pong: .pong
+            case .connectionClose: .close
+            default: .other
+            }
+        let data = frame.unmaskedData
+        let input = SignalingMachine.Frame(opcode: opcode, fin: frame.fin, payload: Array(data.readableBytesView))
+        await perform(machine.received(input, on: id, at: clock.now))
+    }
+
+    private func connectionEnded(_ id: UInt64) async {
+        pending[id] = nil
+        if openConnection == id {
+            outbound = nil
+            channel = nil
+            openConnection = nil
+        }
+        await perform(machine.ended(id, at: clock.now))
     }
 
     /// TCP (+ TLS), then the HTTP/1.1 upgrade to a WebSocket on the endpoint's path.
     private static func openWebSocket(
-        _ configuration: Configuration, group: any EventLoopGroup
+        _ configuration: Configuration, group: any EventLoopGroup, pending: PendingConnection
     ) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame> {
         let endpoint = configuration.endpoint
         let maxFrameSize = configuration.maxMessageBytes
         let timeout = TimeAmount(configuration.connectTimeout)  // keeps sub-second parts
         let upgrade = try await endpoint.connect(group: group, timeout: timeout) { channel in
-            channel.eventLoop.makeCompletedFuture {
+            pending.attach(channel)
+            return channel.eventLoop.makeCompletedFuture {
                 let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
@@ -77,152 +213,6 @@ extension SignalingClient {
         switch try await upgrade.get() {
         case .websocket(let channel): return channel
         case .refused: throw SignalingClientError.connectFailed
-        }
-    }
-
-    /// Makes `outbound` the current connection; `false` when the client was closed
-    /// meanwhile.
-    private func attach(_ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, channel: any Channel) -> Bool {
-        guard !userClosed else { return false }
-        self.outbound = outbound
-        self.channel = channel
-        awaitingPong = nil
-        fragments = []
-        fragmentOpcode = nil
-        return true
-    }
-
-    private func detach() {
-        outbound = nil
-        channel = nil
-        awaitingPong = nil
-    }
-
-    /// Reads frames until the connection ends or a close frame arrives.
-    private static func readLoop(
-        _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, client: SignalingClient
-    ) async -> SignalingDisconnectReason {
-        do {
-            for try await frame in inbound {
-                if let reason = await client.handle(frame) { return reason }
-            }
-        } catch {}
-        return .connectionLost
-    }
-
-    /// Pings every `pingInterval`; returns ``SignalingDisconnectReason/pongTimeout`` when a
-    /// pong is missing `pongTimeout` after its ping. Cancelled with the connection.
-    private func pingLoop() async -> SignalingDisconnectReason {
-        let interval = configuration.pingInterval
-        let timeout = min(configuration.pongTimeout, interval)
-        do {
-            try await sleep(interval)
-            while true {
-                pingCounter &+= 1
-                let payload = pingCounter
-                awaitingPong = payload
-                var data = ByteBuffer()
-                data.writeInteger(payload)
-                try await write(frame: Self.frame(.ping, data))
-                try await sleep(timeout)
-                if awaitingPong == payload {
-                    logger.info("signaling pong timeout")
-                    return .pongTimeout
-                }
-                try await sleep(interval - timeout)
-            }
-        } catch {
-            return .connectionLost
-        }
-    }
-
-    /// Handles one frame; returns a reason when the connection is over.
-    private func handle(_ frame: WebSocketFrame) async -> SignalingDisconnectReason? {
-        var data = frame.unmaskedData
-        switch frame.opcode {
-        case .ping:
-            try? await write(frame: Self.frame(.pong, data))
-        case .pong:
-            if data.readableBytes == 8, let payload = data.readInteger(as: UInt64.self), payload == awaitingPong {
-                awaitingPong = nil
-            }
-        case .connectionClose:
-            let code = data.readWebSocketErrorCode().map(UInt16.init(webSocketErrorCode:)) ?? 1005
-            var echo = ByteBuffer()
-            echo.write(webSocketErrorCode: .normalClosure)
-            try? await outbound?.write(Self.frame(.connectionClose, echo))
-            return .serverClosed(code: code)
-        case .text, .binary:
-            fragments = Array(data.readableBytesView)
-            fragmentOpcode = frame.opcode
-            if frame.fin { await deliver() }
-        case .continuation:
-            guard fragmentOpcode != nil, fragments.count + data.readableBytes <= configuration.maxMessageBytes else {
-                return .connectionLost
-            }
-            fragments.append(contentsOf: data.readableBytesView)
-            if frame.fin { await deliver() }
-        default:
-            break
-        }
-        return nil
-    }
-
-    /// Delivers the collected message.
-    private func deliver() async {
-        let opcode = fragmentOpcode
-        let bytes = fragments
-        fragments = []
-        fragmentOpcode = nil
-        if opcode == .binary {
-            continuation.yield(.binary(bytes))
-            return
-        }
-        guard let message = try? ServerMessage.parse(bytes) else {
-            logger.debug("signaling: unparseable text frame dropped")
-            return
-        }
-        await receive(message)
-    }
-
-    /// Turns a server message into an event (and rejoins after the greeting).
-    private func receive(_ message: ServerMessage) async {
-        switch message {
-        case .connected(let clientID, _):
-            greeted = true
-            continuation.yield(.connected(clientID: clientID))
-            await resubscribe(room: activeRoom, codes: watched)
-        case .roomJoined(let roomID, let userCount, let isInitiator, _):
-            continuation.yield(.joined(roomID: roomID, userCount: userCount, isInitiator: isInitiator))
-        case .roomReady(let roomID, let isInitiator):
-            continuation.yield(.roomReady(roomID: roomID, isInitiator: isInitiator))
-        case .roomAccepted(let joinID, let roomID):
-            watched[joinID] = nil
-            continuation.yield(.roomAccepted(joinID: joinID, roomID: roomID))
-        case .relayed(let object):
-            continuation.yield(.message(object))
-        case .peerLeft:
-            continuation.yield(.peerLeft)
-        case .peerDisconnected:
-            continuation.yield(.peerDisconnected)
-        case .error(let text):
-            logger.debug("signaling: server refused a request")
-            continuation.yield(.serverError(text))
-        case .roomFull:
-            continuation.yield(.serverError(ServerMessage.roomFullText))
-        case .leftRoom(let roomID?) where roomID == activeRoom?.roomID:
-            activeRoom = nil
-            continuation.yield(.roomClosed(roomID: roomID))
-        case .leftRoom, .pong, .pingSent:
-            break
-        }
-    }
-
-    /// Sends `join_room` and `watch_code` again after a (re)connect.
-    private func resubscribe(room: (roomID: String, deviceID: String)?, codes: [String: String]) async {
-        if let room { try? await write(.joinRoom(roomID: room.roomID, deviceID: room.deviceID)) }
-        for (code, device) in codes.sorted(by: { $0.key < $1.key }) {
-            try? await write(.watchCode(joinID: code, client1: device))
         }
     }
 }

@@ -1,3 +1,4 @@
+public import InvisoTime
 public import InvisoWire
 public import Logging
 public import NIOCore
@@ -7,8 +8,10 @@ import NIOWebSocket
 /// The signaling WebSocket to the Inviso server: joins a room, relays signaling messages
 /// and binary frames, keeps the connection alive and reconnects.
 ///
+/// The decisions are a ``SignalingMachine``'s; this actor is its driver: it opens the
+/// NIO WebSocket, feeds frames and timers to the machine, and writes what it asks for.
 /// Call ``run()`` in a task you own (it returns after ``close()``, ``leave()`` or giving
-/// up) and read ``events``. The client:
+/// up; every task of the client runs inside it) and read ``events``. The client:
 /// - sends a WebSocket control-frame ping every ``Configuration/pingInterval`` (25 s) and
 ///   treats the connection as dead when no pong follows within
 ///   ``Configuration/pongTimeout`` (10 s);
@@ -17,8 +20,9 @@ import NIOWebSocket
 ///   `join_room {roomId, deviceId}` and re-sends `watch_code` for codes still watched;
 /// - never reconnects after ``close()`` or ``leave()``.
 ///
-/// Logs carry event kinds and close reasons only: never message bodies, frames, room ids,
-/// device IDs or join codes.
+/// Every timer sleeps on the injected clock, so tests advance a manual clock instead of
+/// waiting. Logs carry event kinds and close reasons only: never message bodies, frames,
+/// room ids, device IDs or join codes.
 public actor SignalingClient {
     /// Timeouts, limits and the reconnect schedule.
     public struct Configuration: Sendable {
@@ -39,6 +43,16 @@ public actor SignalingClient {
         public init(endpoint: ServerEndpoint) {
             self.endpoint = endpoint
         }
+
+        var machine: SignalingMachine.Configuration {
+            var machine = SignalingMachine.Configuration()
+            machine.pingInterval = pingInterval
+            machine.pongTimeout = pongTimeout
+            machine.connectTimeout = connectTimeout
+            machine.reconnect = reconnect
+            machine.maxMessageBytes = maxMessageBytes
+            return machine
+        }
     }
 
     /// The events, in order; finishes when ``run()`` returns.
@@ -47,47 +61,39 @@ public actor SignalingClient {
     let configuration: Configuration
     let continuation: AsyncStream<SignalingEvent>.Continuation
     let group: any EventLoopGroup
-    let sleep: @Sendable (Duration) async throws -> Void
-    var random: AnyGenerator
+    let clock: any InvisoClock
     let logger: Logger
+    var machine: SignalingMachine
 
-    /// The open connection, if any.
+    /// The open connection, if any, and its number.
     var outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>?
     var channel: (any Channel)?
-    /// The room to be in (rejoined after every reconnect) until ``leave()``.
-    var activeRoom: (roomID: String, deviceID: String)?
-    /// Codes being watched: join code → creator's device ID.
-    var watched: [String: String] = [:]
-    var userClosed = false
+    var openConnection: UInt64?
+    /// Connections being opened, so that a timed-out one can be abandoned.
+    var pending: [UInt64: PendingConnection] = [:]
     var started = false
-    var greeted = false
-    var backoff: Task<Void, any Error>?
-    /// The payload of the ping still waiting for its pong.
-    var awaitingPong: UInt64?
-    var pingCounter: UInt64 = 0
-    /// Text frame fragments being collected.
-    var fragments: [UInt8] = []
-    var fragmentOpcode: WebSocketOpcode?
+    /// Child tasks of ``run()``.
+    var jobs: AsyncStream<@Sendable () async -> Void>.Continuation?
+    var timerGenerations: [SignalingMachine.Timer: UInt64] = [:]
 
     /// Creates a client; nothing happens until ``run()``.
     ///
     /// - Parameters:
     ///   - configuration: Endpoint, timeouts and reconnect policy.
     ///   - random: The generator for reconnect jitter.
-    ///   - sleep: Waits for a duration (pings, pong timeouts, backoff); inject a fake clock's
-    ///     sleep in tests. Defaults to the continuous clock.
+    ///   - clock: Pings, pong and connect timeouts, backoff; a manual clock in tests.
     ///   - group: The event loops; `nil` uses NIO's shared singleton.
     ///   - logger: Receives connection-level events only.
     public init(
         configuration: Configuration,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        clock: any InvisoClock = SystemClock(),
         group: (any EventLoopGroup)? = nil,
         logger: Logger = Logger(label: "inviso.kit.signaling")
     ) {
         self.configuration = configuration
-        self.random = AnyGenerator(generator: random)
-        self.sleep = sleep
+        self.machine = SignalingMachine(configuration: configuration.machine, random: random)
+        self.clock = clock
         self.group = group ?? MultiThreadedEventLoopGroup.singleton
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -101,54 +107,37 @@ public actor SignalingClient {
     public func run() async {
         guard !started else { return }
         started = true
-        var attempt = 0
-        var finalReason = SignalingDisconnectReason.closedByUser
-        while !userClosed && !Task.isCancelled {
-            let reason = await connectOnce()
-            if greeted { attempt = 0 }
-            greeted = false
-            if userClosed || Task.isCancelled { break }
-            logger.info("signaling connection ended", metadata: ["reason": "\(reason)"])
-            continuation.yield(.disconnected(reason))
-            attempt += 1
-            guard configuration.reconnect.allows(attempt: attempt) else {
-                finalReason = .gaveUp
-                break
+        let (stream, jobs) = AsyncStream<@Sendable () async -> Void>.makeStream(bufferingPolicy: .unbounded)
+        self.jobs = jobs
+        await perform(machine.start(at: clock.now))
+        // Closed before it ran: nothing to wait for.
+        if machine.phase == .closed { jobs.finish() }
+        await withTaskCancellationHandler {
+            await withDiscardingTaskGroup { group in
+                for await job in stream { group.addTask { await job() } }
+                group.cancelAll()
             }
-            let delay = configuration.reconnect.delay(forAttempt: attempt, using: &random.generator)
-            continuation.yield(.reconnecting(attempt: attempt, delay: delay))
-            let sleep = sleep
-            let wait = Task { try await sleep(delay) }
-            backoff = wait
-            _ = try? await wait.value
-            backoff = nil
+        } onCancel: {
+            jobs.finish()
         }
-        continuation.yield(.disconnected(finalReason))
+        if machine.phase != .closed {
+            // Cancelled: end like close() without waiting for anything.
+            await perform(machine.close())
+        }
+        closeConnection()
         continuation.finish()
     }
 
     /// Closes the connection for good (close code 1000); no reconnect follows and ``run()``
     /// returns. The room is not left: the peer sees `peer_disconnected`.
     public func close() async {
-        userClosed = true
-        backoff?.cancel()
-        if let outbound {
-            var reason = ByteBuffer()
-            reason.write(webSocketErrorCode: .normalClosure)
-            try? await outbound.write(Self.frame(.connectionClose, reason))
-        }
-        channel?.close(promise: nil)
+        await perform(machine.close())
     }
 
     /// Leaves the active room (`leave_room`, so the peer sees `peer_left`), stops watching
     /// codes and closes like ``close()``: no reconnect follows.
     public func leave() async {
-        if activeRoom != nil, outbound != nil {
-            try? await write(.leaveRoom)
-        }
-        activeRoom = nil
-        watched.removeAll()
-        await close()
+        await perform(machine.leave(at: clock.now))
     }
 
     // MARK: - Requests
@@ -158,9 +147,8 @@ public actor SignalingClient {
     ///
     /// - Throws: ``SignalingClientError/closed`` after ``close()``.
     public func join(roomID: String, deviceID: String) async throws(SignalingClientError) {
-        guard !userClosed else { throw .closed }
-        activeRoom = (roomID, deviceID)
-        if greeted { try? await write(.joinRoom(roomID: roomID, deviceID: deviceID)) }
+        guard machine.phase != .closed else { throw .closed }
+        await perform(machine.join(roomID: roomID, deviceID: deviceID))
     }
 
     /// Asks to be told (``SignalingEvent/roomAccepted(joinID:roomID:)``) when this device's
@@ -169,9 +157,8 @@ public actor SignalingClient {
     ///
     /// - Throws: ``SignalingClientError/closed`` after ``close()``.
     public func watch(joinID: String, deviceID: String) async throws(SignalingClientError) {
-        guard !userClosed else { throw .closed }
-        watched[joinID] = deviceID
-        if greeted { try? await write(.watchCode(joinID: joinID, client1: deviceID)) }
+        guard machine.phase != .closed else { throw .closed }
+        await perform(machine.watch(joinID: joinID, deviceID: deviceID))
     }
 
     /// Sends a message (a relayed signaling message, `ping_peer`, …) on the open connection.
@@ -192,7 +179,7 @@ public actor SignalingClient {
     }
 
     /// Whether a connection is open and greeted.
-    public var isConnected: Bool { greeted && outbound != nil }
+    public var isConnected: Bool { machine.isConnected && outbound != nil }
 
     func write(_ message: ClientMessage) async throws(SignalingClientError) {
         let bytes = message.object.serialized()
@@ -201,7 +188,7 @@ public actor SignalingClient {
     }
 
     func write(frame: WebSocketFrame) async throws(SignalingClientError) {
-        guard !userClosed else { throw .closed }
+        guard machine.phase != .closed else { throw .closed }
         guard let outbound else { throw .notConnected }
         do { try await outbound.write(frame) } catch { throw .notConnected }
     }

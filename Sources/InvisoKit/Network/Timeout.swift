@@ -1,15 +1,17 @@
-/// Runs `operation`, throwing `error` when `sleep(duration)` finishes first; the loser is
+import InvisoTime
+
+/// Runs `operation`, throwing `error` when `duration` passes on `clock` first; the loser is
 /// cancelled.
 func withTimeout<Output: Sendable>(
     _ duration: Duration,
-    sleep: @escaping @Sendable (Duration) async throws -> Void,
+    clock: any InvisoClock,
     error: some Error & Sendable,
     _ operation: @escaping @Sendable () async throws -> Output
 ) async throws -> Output {
     try await withThrowingTaskGroup(of: Output.self) { group in
         group.addTask { try await operation() }
         group.addTask {
-            try await sleep(duration)
+            try await clock.sleep(for: duration)
             throw error
         }
         defer { group.cancelAll() }

@@ -1,3 +1,5 @@
+import Foundation
+import InvisoTime
 import InvisoCrypto
 import InvisoWire
 import NIOCore
@@ -222,7 +224,7 @@ struct DirectConnectionTests {
     func timeoutAndCancellation() async throws {
         let listener = try await Support.listener(.creator)
         await #expect(throws: DirectError.timedOut) {
-            try await DirectConnector(listener: listener, sleep: { _ in }).connect(to: [])
+            try await DirectConnector(listener: listener, clock: ExpiredClock()).connect(to: [])
         }
         let task = Task { try await DirectConnector(listener: listener).connect(to: []) }
         task.cancel()
@@ -274,4 +276,12 @@ struct DirectConnectionTests {
         await connection.close()
         return false
     }
+}
+
+/// A clock on which every timeout has already passed.
+struct ExpiredClock: InvisoClock {
+    var now: ClockInstant { ClockInstant.origin }
+    var minimumResolution: Duration { .nanoseconds(1) }
+    var wallClock: Date { Date(timeIntervalSince1970: 0) }
+    func sleep(until deadline: ClockInstant, tolerance: Duration?) async throws {}
 }
