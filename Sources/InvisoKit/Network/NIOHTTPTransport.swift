@@ -42,6 +42,11 @@ public struct NIOHTTPTransport: HTTPTransport {
         self.clock = clock
     }
 
+    /// The TCP connect timeout NIO gets: the whole request's timeout, sub-second parts kept
+    /// (building it from `Duration.components.seconds` cut 0.5 s to 0 s, which failed every
+    /// connection at once).
+    package var connectTimeout: TimeAmount { TimeAmount(timeout) }
+
     /// Sends `request` and reads the whole answer.
     ///
     /// - Throws: ``NIOHTTPTransportError`` or a NIO error when the connection fails, the
@@ -50,7 +55,7 @@ public struct NIOHTTPTransport: HTTPTransport {
     public func send(_ request: HTTPTransportRequest) async throws -> HTTPTransportResponse {
         let endpoint = endpoint
         let group = group
-        let connectTimeout = TimeAmount(timeout)  // keeps sub-second parts (components.seconds did not)
+        let connectTimeout = self.connectTimeout
         return try await withTimeout(timeout, clock: clock, error: NIOHTTPTransportError.timedOut) {
             let channel = try await endpoint.connect(group: group, timeout: connectTimeout) { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -38,6 +38,33 @@ extension SignalingClient {
         }
     }
 
+    /// The payload of the latest pong of a connection, recorded on its event loop as the
+    /// frame is decoded: a pong that arrived in time counts even when the tasks that read
+    /// frames were starved by a busy CPU (a pong timeout then checks here first).
+    final class PongLog: Sendable {
+        let latest = Atomic<UInt64>(0)
+    }
+
+    /// Records pongs in a ``PongLog`` and passes every frame on.
+    final class PongObserver: ChannelInboundHandler, Sendable {
+        typealias InboundIn = WebSocketFrame
+        typealias InboundOut = WebSocketFrame
+        let log: PongLog
+
+        init(log: PongLog) { self.log = log }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let frame = unwrapInboundIn(data)
+            if frame.opcode == .pong, frame.length == 8 {
+                let payload = frame.unmaskedData
+                if let value = payload.getInteger(at: payload.readerIndex, as: UInt64.self) {
+                    log.latest.store(value, ordering: .relaxed)
+                }
+            }
+            context.fireChannelRead(data)
+        }
+    }
+
     /// Carries out the machine's actions in order.
     func perform(_ actions: [SignalingMachine.Action]) async {
         for action in actions {
@@ -90,6 +117,12 @@ extension SignalingClient {
     private func timerFired(_ timer: SignalingMachine.Timer, generation: UInt64) async {
         guard timerGenerations[timer] == generation else { return }
         bump(timer)
+        if timer == .pong, let pongLog, let id = openConnection {
+            // The event loop saw the pong even if the reader has not got to it yet.
+            let latest = pongLog.latest.load(ordering: .relaxed)
+            let payload = (0..<8).map { UInt8(truncatingIfNeeded: latest >> (56 - 8 * $0)) }
+            await perform(machine.received(.init(opcode: .pong, payload: payload), on: id, at: clock.now))
+        }
         await perform(machine.timerFired(timer, at: clock.now))
     }
 
@@ -108,18 +141,21 @@ extension SignalingClient {
         outbound = nil
         channel = nil
         openConnection = nil
+        pongLog = nil
     }
 
     /// Opens connection `id` in a child task and serves it until it ends.
     private func startConnection(_ id: UInt64) {
         let pendingConnection = PendingConnection()
         pending[id] = pendingConnection
+        let pongLog = PongLog()
         let configuration = configuration
         let group = group
         spawn { [weak self] in
             let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
             do {
-                channel = try await Self.openWebSocket(configuration, group: group, pending: pendingConnection)
+                channel = try await Self.openWebSocket(
+                    configuration, group: group, pending: pendingConnection, pongLog: pongLog)
             } catch {
                 await self?.connectionEnded(id)
                 return
@@ -130,7 +166,9 @@ extension SignalingClient {
             }
             do {
                 try await channel.executeThenClose { inbound, outbound in
-                    guard await self.opened(id, outbound: outbound, channel: channel.channel) else { return }
+                    guard await self.opened(id, outbound: outbound, channel: channel.channel, pongLog: pongLog) else {
+                        return
+                    }
                     for try await frame in inbound {
                         await self.received(frame, on: id)
                     }
@@ -142,7 +180,7 @@ extension SignalingClient {
 
     /// The WebSocket is up; `false` when it is no longer wanted (timed out, closed).
     private func opened(
-        _ id: UInt64, outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, channel: any Channel
+        _ id: UInt64, outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>, channel: any Channel, pongLog: PongLog
     ) async -> Bool {
         guard pending.removeValue(forKey: id) != nil, machine.connection == id, machine.phase == .connecting else {
             channel.close(promise: nil)
@@ -151,6 +189,7 @@ extension SignalingClient {
         self.outbound = outbound
         self.channel = channel
         openConnection = id
+        self.pongLog = pongLog
         await perform(machine.opened(id, at: clock.now))
         return true
     }
@@ -177,13 +216,14 @@ extension SignalingClient {
             outbound = nil
             channel = nil
             openConnection = nil
+            pongLog = nil
         }
         await perform(machine.ended(id, at: clock.now))
     }
 
     /// TCP (+ TLS), then the HTTP/1.1 upgrade to a WebSocket on the endpoint's path.
     private static func openWebSocket(
-        _ configuration: Configuration, group: any EventLoopGroup, pending: PendingConnection
+        _ configuration: Configuration, group: any EventLoopGroup, pending: PendingConnection, pongLog: PongLog
     ) async throws -> NIOAsyncChannel<WebSocketFrame, WebSocketFrame> {
         let endpoint = configuration.endpoint
         let maxFrameSize = configuration.maxMessageBytes
@@ -193,7 +233,8 @@ extension SignalingClient {
             return channel.eventLoop.makeCompletedFuture {
                 let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
-                        .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                        try channel.pipeline.syncOperations.addHandler(PongObserver(log: pongLog))
+                        return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                     }
                 }
                 var headers = HTTPHeaders()

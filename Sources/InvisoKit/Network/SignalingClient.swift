@@ -69,6 +69,8 @@ public actor SignalingClient {
     var outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>?
     var channel: (any Channel)?
     var openConnection: UInt64?
+    /// The open connection's pongs, as its event loop saw them.
+    var pongLog: PongLog?
     /// Connections being opened, so that a timed-out one can be abandoned.
     var pending: [UInt64: PendingConnection] = [:]
     var started = false

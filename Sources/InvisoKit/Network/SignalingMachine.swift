@@ -21,8 +21,9 @@ public import InvisoWire
 /// ```
 ///
 /// Each connection has a number (``Action/connect(_:)``); inputs about an older connection
-/// are ignored. Pings carry an 8-byte counter; only the pong that echoes the latest one
-/// counts. A server close frame is answered with a 1000 close frame (RFC 6455 §5.5.1).
+/// are ignored. Pings carry an 8-byte counter and go out every ping interval; only the pong
+/// that echoes the latest one counts, and it must come within the pong timeout (which may
+/// be longer than the interval: no new ping is sent while one is unanswered). A server close frame is answered with a 1000 close frame (RFC 6455 §5.5.1).
 public struct SignalingMachine: Sendable {
     /// Timing, limits and the reconnect schedule.
     public struct Configuration: Sendable {
@@ -181,16 +182,20 @@ public struct SignalingMachine: Sendable {
         case (.connect, .connecting):
             return [.closeConnection] + lost(.connectFailed, at: now)
         case (.ping, .open):
-            pingCounter &+= 1
-            awaitingPong = pingCounter
-            let timeout = min(configuration.pongTimeout, configuration.pingInterval)
-            return [.sendPing(Self.bytes(pingCounter)), .arm(.pong, at: now.advanced(by: timeout))]
+            // Pings go out every interval; while one is unanswered no other is sent, and its
+            // pong deadline stands on its own (it may be longer than the interval).
+            var actions: [Action] = []
+            if awaitingPong == nil {
+                pingCounter &+= 1
+                awaitingPong = pingCounter
+                actions += [.sendPing(Self.bytes(pingCounter)), .arm(.pong, at: now.advanced(by: configuration.pongTimeout))]
+            }
+            return actions + [.arm(.ping, at: now.advanced(by: configuration.pingInterval))]
         case (.pong, .open):
             guard awaitingPong == nil else {
                 return [.closeConnection] + lost(.pongTimeout, at: now)
             }
-            let timeout = min(configuration.pongTimeout, configuration.pingInterval)
-            return [.arm(.ping, at: now.advanced(by: configuration.pingInterval - timeout))]
+            return []
         case (.backoff, .backingOff):
             return connect(at: now)
         default:

@@ -102,14 +102,16 @@ enum ChatFixture {
 
     static func configuration(_ server: KitTestServer) -> ChatClient.Configuration {
         var configuration = ChatClient.Configuration(server: server.endpoint)
-        configuration.signaling.pingInterval = .seconds(1)
+        configuration.signaling.pingInterval = .seconds(2)
         configuration.signaling.pongTimeout = .seconds(10)
-        configuration.signaling.connectTimeout = .seconds(10)
+        // Generous: a loaded host (the whole suite in parallel beside busy loops) may take
+        // long; the tests about timeouts set theirs and advance a manual clock.
+        configuration.signaling.connectTimeout = .seconds(60)
         configuration.signaling.reconnect = ReconnectPolicy(base: .milliseconds(50), factor: 2, cap: .milliseconds(250))
         configuration.relayPacing = RelayTransport.Pacing(messagesPerSecond: 20_000, burst: 2_000)
         configuration.retransmitInterval = .milliseconds(700)
         configuration.acceptPollInterval = .milliseconds(300)
-        configuration.pairingTimeout = .seconds(20)
+        configuration.pairingTimeout = .seconds(600)
         // The relay only, unless a test turns the direct path on (`direct`).
         configuration.direct = nil
         return configuration

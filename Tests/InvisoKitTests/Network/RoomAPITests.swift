@@ -1,4 +1,5 @@
-import InvisoKit
+@testable import InvisoKit
+import NIOCore
 import InvisoWire
 import Synchronization
 import Testing
@@ -67,13 +68,11 @@ struct RoomAPITests {
         (200, #"{"roomid":17}"#, .unexpectedResponse),
     ]
 
-    @Test("a sub-second timeout is kept: 0.5 s connects (it was cut to 0 s, which fails at once)")
-    func subSecondTimeout() async throws {
-        try await KitTestServer.with { server in
-            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint, timeout: .milliseconds(500)))
-            let created = try await api.createRoom(deviceID: "device-quick", expiresInSeconds: 60)
-            #expect(created.joinID.count == 6)
-        }
+    @Test("a sub-second timeout is kept: 0.5 s stays 0.5 s (it was cut to 0 s, which fails every connect at once)")
+    func subSecondTimeout() {
+        let endpoint = ServerEndpoint(host: "127.0.0.1", port: 1, useTLS: false)
+        #expect(NIOHTTPTransport(endpoint: endpoint, timeout: .milliseconds(500)).connectTimeout == .milliseconds(500))
+        #expect(NIOHTTPTransport(endpoint: endpoint, timeout: .milliseconds(1_250)).connectTimeout == .milliseconds(1_250))
     }
 
     @Test(arguments: mappings)

@@ -62,16 +62,31 @@ struct SignalingMachineTests {
     @Test func aMissingPongEndsTheConnectionAndAnAnsweredOneDoesNot() {
         var machine = Self.greeted()
         let ping = machine.timerFired(.ping, at: Self.at(25))
-        #expect(ping == [.sendPing([0, 0, 0, 0, 0, 0, 0, 1]), .arm(.pong, at: Self.at(35))])
+        #expect(ping == [.sendPing([0, 0, 0, 0, 0, 0, 0, 1]), .arm(.pong, at: Self.at(35)), .arm(.ping, at: Self.at(50))])
         // A pong with another payload does not count.
         _ = machine.received(.init(opcode: .pong, payload: [0, 0, 0, 0, 0, 0, 0, 9]), on: 1, at: Self.at(26))
         _ = machine.received(.init(opcode: .pong, payload: [0, 0, 0, 0, 0, 0, 0, 1]), on: 1, at: Self.at(26))
-        #expect(machine.timerFired(.pong, at: Self.at(35)) == [.arm(.ping, at: Self.at(50))])
-        _ = machine.timerFired(.ping, at: Self.at(50))
+        #expect(machine.timerFired(.pong, at: Self.at(35)).isEmpty)
+        #expect(machine.timerFired(.ping, at: Self.at(50)).first == .sendPing([0, 0, 0, 0, 0, 0, 0, 2]))
         let timeout = machine.timerFired(.pong, at: Self.at(60))
         #expect(timeout.first == .closeConnection)
         #expect(Self.emitted(timeout).first == .disconnected(.pongTimeout))
         #expect(machine.phase == .backingOff)
+    }
+
+    @Test func aPongTimeoutLongerThanTheIntervalStandsAndNoPingIsSentMeanwhile() {
+        var configuration = SignalingMachine.Configuration()
+        configuration.pingInterval = .seconds(1)
+        configuration.pongTimeout = .seconds(10)
+        var machine = SignalingMachine(configuration: configuration, random: SeededGenerator(seed: 1))
+        _ = machine.start(at: Self.t0)
+        _ = machine.opened(1, at: Self.t0)
+        #expect(machine.timerFired(.ping, at: Self.at(1)).first == .sendPing([0, 0, 0, 0, 0, 0, 0, 1]))
+        // Still unanswered a second later: no second ping, the deadline stays at 11 s.
+        #expect(machine.timerFired(.ping, at: Self.at(2)) == [.arm(.ping, at: Self.at(3))])
+        _ = machine.received(.init(opcode: .pong, payload: [0, 0, 0, 0, 0, 0, 0, 1]), on: 1, at: Self.at(9))
+        #expect(machine.timerFired(.pong, at: Self.at(11)).isEmpty)
+        #expect(machine.phase == .open(greeted: false))
     }
 
     @Test func theServersCloseFrameIsEchoedAndReconnectFollows() {
