@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import InvisoCrypto
 import InvisoTesting
@@ -37,7 +38,7 @@ struct Kyber1024Tests {
 
     /// Checks, for every KAT entry, what swift-crypto lets us reproduce:
     /// (a) the public key imports and re-exports byte for byte;
-    /// (b) the round-3 secret-key layout indcpa_sk ‖ pk ‖ SHA3-256(pk) ‖ z, with our SHA3-256;
+    /// (b) the round-3 secret-key layout indcpa_sk ‖ pk ‖ SHA3-256(pk) ‖ z, with swift-crypto's SHA3-256;
     /// (c) the round-3 shared secret from the ML-KEM-1024 decapsulation secret and the ciphertext;
     /// (d) encapsulating to the KAT key gives a 1,568-byte ciphertext and a 32-byte secret.
     /// Key generation from the DRBG seed, the KAT ciphertext and decapsulation with the KAT
@@ -81,10 +82,10 @@ struct Kyber1024Tests {
             let embeddedHash = Array(sk[3104..<3136])
             let z = Array(sk[3136..<3168])
             let layoutHolds =
-                embeddedPublicKey == pk && Keccak.SHA3_256.hash(pk) == embeddedHash && z.count == 32
+                embeddedPublicKey == pk && Array(Crypto.SHA3_256.hash(data: pk)) == embeddedHash && z.count == 32
             if layoutHolds { secretKeyLayoutsChecked += 1 }
             #expect(embeddedPublicKey == pk, "\(entry.name): sk does not embed pk")
-            #expect(Keccak.SHA3_256.hash(pk) == embeddedHash, "\(entry.name): SHA3-256(pk) differs from sk")
+            #expect(Array(Crypto.SHA3_256.hash(data: pk)) == embeddedHash, "\(entry.name): SHA3-256(pk) differs from sk")
 
             // (c) ss = SHAKE256(K_mlkem ‖ SHA3-256(ct))[0..<32].
             let derived = Kyber1024.roundThreeSharedSecret(mlkemSharedSecret: mlkemSecret, ciphertext: ct)
@@ -233,7 +234,7 @@ struct Kyber1024Tests {
                 #expect(
                     result == Kyber1024.roundThreeSharedSecret(mlkemSharedSecret: mlkemRejection, ciphertext: modified))
                 let roundThreeRejection = Keccak.SHAKE256.hash(
-                    z + Keccak.SHA3_256.hash(modified), outputByteCount: 32)
+                    z + Array(Crypto.SHA3_256.hash(data: modified)), outputByteCount: 32)
                 #expect(result != SecretBytes(roundThreeRejection))
             }
             tampered += 1

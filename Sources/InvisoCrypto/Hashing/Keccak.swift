@@ -1,19 +1,16 @@
-/// The SHA-3 family of FIPS 202, built on the Keccak-f[1600] permutation: the hash
-/// functions ``SHA3_256`` and ``SHA3_512`` and the extendable-output functions ``SHAKE128``
-/// and ``SHAKE256``.
+/// The extendable-output functions ``SHAKE128`` and ``SHAKE256`` of FIPS 202, built on
+/// the Keccak-f[1600] permutation.
 ///
-/// The types live in this namespace because swift-crypto (and CryptoKit) have their own
-/// `SHA3_256` and `SHA3_512`; a file that imports both modules writes `Keccak.SHA3_256` or
-/// `Crypto.SHA3_256` and never gets an ambiguity. Ours exist because swift-crypto keeps
-/// SHAKE internal, and because CryptoKit offers SHA-3 only on recent OS versions, while the
-/// post-quantum code that needs both must run everywhere this package does.
+/// SHA3-256 and SHA3-512 are swift-crypto's (`Crypto.SHA3_256`, public on every platform
+/// this package supports, the OS 26 releases included); swift-crypto keeps SHAKE internal,
+/// so the sponge lives here for it, in a namespace that never collides with swift-crypto's
+/// names.
 ///
-/// All four are value types with inline state: no heap allocation per block, and copying a
-/// hasher forks the computation. The state is not wiped when a hasher goes away (a struct
-/// has no deinitializer): callers hashing secrets should not keep hashers longer than needed.
+/// Both are value types with inline state: no heap allocation per block, and copying an
+/// XOF forks the computation. The state is not wiped when one goes away (a struct has no
+/// deinitializer): callers hashing secrets should not keep them longer than needed.
 ///
 /// ```swift
-/// let digest = Keccak.SHA3_256.hash(message)                            // 32 bytes
 /// let stream = Keccak.SHAKE256.hash(seed, outputByteCount: 128)         // any length
 ///
 /// var xof = Keccak.SHAKE128()

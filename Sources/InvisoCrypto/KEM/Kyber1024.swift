@@ -65,7 +65,9 @@ public enum Kyber1024 {
         ciphertext: some ContiguousBytes
     ) -> SecretBytes {
         // SHA3-256(c) is public (anyone holding c can compute it), so a plain array is fine.
-        let ciphertextHash = Keccak.SHA3_256.hash(ciphertext)
+        var hasher = Crypto.SHA3_256()
+        ciphertext.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        let ciphertextHash = Array(hasher.finalize())
         var kdf = Keccak.SHAKE256()
         mlkemSharedSecret.withUnsafeBytes { kdf.update(bufferPointer: $0) }
         kdf.update(ciphertextHash)

@@ -278,18 +278,27 @@ extension ChatSessionSnapshot: CustomStringConvertible, CustomReflectable {
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
-/// Why stored session state was refused. Carries no byte of it.
-public enum ChatSnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Why stored session state was refused. Carries no byte of it. Compare with the static
+/// members (`error == .truncated`).
+public struct ChatSnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Code: Sendable, Hashable {
+        case truncated, unsupportedFormat, malformed
+    }
+
+    package let code: Code
+
+    package init(_ code: Code) { self.code = code }
+
     /// The bytes end before the snapshot does.
-    case truncated
+    public static let truncated = ChatSnapshotError(.truncated)
     /// Not a snapshot, or a format this version does not read.
-    case unsupportedFormat
+    public static let unsupportedFormat = ChatSnapshotError(.unsupportedFormat)
     /// A field is invalid or the parts are inconsistent.
-    case malformed
+    public static let malformed = ChatSnapshotError(.malformed)
 
     /// What went wrong.
     public var description: String {
-        switch self {
+        switch code {
         case .truncated: "stored session state is truncated"
         case .unsupportedFormat: "stored session state has an unsupported format"
         case .malformed: "stored session state is malformed"

@@ -179,7 +179,8 @@ struct BenchChat: AsyncParsableCommand {
 }
 
 /// A child `inviso` process in `--json` mode whose output lines are read as they come.
-final class JSONProcess: @unchecked Sendable {
+/// Not `Sendable`: the one task that runs a benchmark owns it.
+final class JSONProcess {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()

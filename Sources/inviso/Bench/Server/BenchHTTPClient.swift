@@ -4,7 +4,7 @@ import NIOPosix
 
 /// A keep-alive HTTP/1.1 client for the benchmark's REST calls: one request at a time on
 /// one connection, `Content-Length` bodies only (what our server sends).
-final class BenchHTTPHandler: ChannelInboundHandler, @unchecked Sendable {
+final class BenchHTTPHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
 
     private var cumulation = ByteBuffer()

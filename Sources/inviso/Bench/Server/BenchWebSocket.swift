@@ -6,7 +6,7 @@ import Synchronization
 /// so it is one NIO handler that sends the upgrade request, then parses unmasked server
 /// frames and writes pre-masked client frames. Not a general client: it assumes the
 /// server speaks RFC 6455 correctly (the benchmark's own server does).
-final class BenchWebSocketHandler: ChannelInboundHandler, @unchecked Sendable {
+final class BenchWebSocketHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
