@@ -17,7 +17,7 @@ struct SignalVectorTests {
         return try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
     }
 
-    @Test("chain-key.json: chain step and message keys")
+    @Test("chain-key.json: chain step and message keys", .enabled(if: SharedVectors.present("signal/chain-key.json"), SharedVectors.skipComment))
     func chainKey() throws {
         guard let root = try Self.load("chain-key.json") else { return }
         let vectors = try #require(root["vectors"] as? [[String: Any]])
@@ -47,7 +47,7 @@ struct SignalVectorTests {
 
     /// Every constant we implement is compared with constants.json; the ones that belong
     /// to features outside this library (sealed sender, PNI signatures, …) are listed.
-    @Test("constants.json: info strings, versions, key types, sizes and limits")
+    @Test("constants.json: info strings, versions, key types, sizes and limits", .enabled(if: SharedVectors.present("signal/constants.json"), SharedVectors.skipComment))
     func constants() throws {
         guard let root = try Self.load("constants.json") else { return }
         let constants = try #require(root["constants"] as? [[String: Any]])

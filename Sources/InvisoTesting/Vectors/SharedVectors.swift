@@ -1,5 +1,6 @@
 package import Foundation
 import InvisoCrypto
+package import Testing
 
 /// Locates the shared test-vector folder (`shared/vectors`) for tests.
 ///
@@ -35,6 +36,17 @@ package enum SharedVectors {
         let url = shared.appendingPathComponent("vectors").appendingPathComponent(relativePath)
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
+
+    /// Whether a test of `vectors/<relativePath>` should run: the file is there, or this is
+    /// CI (where a missing file must fail the test, not skip it). Use it as
+    /// `.enabled(if: SharedVectors.present("noise"), SharedVectors.skipComment)` so that a
+    /// run without the vectors reports the test as skipped rather than passed.
+    package static func present(_ relativePath: String) -> Bool {
+        isCI || url(relativePath) != nil
+    }
+
+    /// Why a vector test was skipped.
+    package static let skipComment: Comment = "shared vectors not found; set INVISO_SHARED=/path/to/shared or place shared/ beside the checkout"
 
     /// The message to print when vectors are absent outside CI.
     package static func skipMessage(_ what: String) -> String {
