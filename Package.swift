@@ -185,6 +185,15 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .executableTarget(
+            name: "InvisoKitFuzz",
+            dependencies: [
+                "InvisoKit", "InvisoWire", "InvisoCrypto", "InvisoNoise", "InvisoStore", "InvisoTime", "InvisoTesting",
+                "InvisoFuzzSupport", .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Fuzz/InvisoKitFuzz",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
             name: "InvisoSignalFuzz",
             dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting", "InvisoFuzzSupport"],
             path: "Fuzz/InvisoSignalFuzz",

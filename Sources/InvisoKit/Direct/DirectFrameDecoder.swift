@@ -1,4 +1,4 @@
-import NIOCore
+package import NIOCore
 
 /// Splits the TCP byte stream into frame bodies: `uint32 big-endian length ‖ body`.
 ///
@@ -9,8 +9,8 @@ import NIOCore
 /// make the listener buffer more than a few bytes; after the handshake it is the
 /// connection's frame limit. The decoder knows the switch point by counting: the acceptor
 /// reads two handshake messages, the dialer one.
-struct DirectFrameDecoder: NIOSingleStepByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
+package struct DirectFrameDecoder: NIOSingleStepByteToMessageDecoder {
+    package typealias InboundOut = ByteBuffer
 
     private var handshakeMessagesLeft: Int
     private let maxBodyBytes: Int
@@ -18,12 +18,12 @@ struct DirectFrameDecoder: NIOSingleStepByteToMessageDecoder {
     /// - Parameters:
     ///   - side: The end of the connection this decoder reads for.
     ///   - maxBodyBytes: The largest authenticated frame body (payload limit + kind + tag).
-    init(side: DirectHandshake.Side, maxBodyBytes: Int) {
+    package init(side: DirectHandshake.Side, maxBodyBytes: Int) {
         handshakeMessagesLeft = side == .acceptor ? 2 : 1
         self.maxBodyBytes = maxBodyBytes
     }
 
-    mutating func decode(buffer: inout ByteBuffer) throws -> ByteBuffer? {
+    package mutating func decode(buffer: inout ByteBuffer) throws -> ByteBuffer? {
         guard let length = buffer.getInteger(at: buffer.readerIndex, as: UInt32.self) else { return nil }
         let handshake = handshakeMessagesLeft > 0
         let limit = handshake ? DirectWire.maxHandshakeBody : maxBodyBytes
@@ -38,7 +38,7 @@ struct DirectFrameDecoder: NIOSingleStepByteToMessageDecoder {
         return body
     }
 
-    mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ByteBuffer? {
+    package mutating func decodeLast(buffer: inout ByteBuffer, seenEOF: Bool) throws -> ByteBuffer? {
         try decode(buffer: &buffer)
     }
 }

@@ -1,4 +1,4 @@
-import InvisoCrypto
+package import InvisoCrypto
 
 /// The authentication handshake of one direct TCP connection, as a value-type state
 /// machine without I/O (docs/direct.md, "Handshake").
@@ -15,16 +15,16 @@ import InvisoCrypto
 /// *peer's* step byte, so a side's own MAC sent back (reflection) or a recorded handshake
 /// (replay: the verifier's nonce is new) fails. MACs are compared in constant time.
 /// Once established, ``frameKeys()`` gives the per-direction frame keys.
-struct DirectHandshake: Sendable {
+package struct DirectHandshake: Sendable {
     /// Which end of the TCP connection this is.
-    enum Side: Sendable, Hashable {
+    package enum Side: Sendable, Hashable {
         /// Opened the connection; speaks first.
         case dialer
         /// Accepted the connection on its listener.
         case acceptor
     }
 
-    enum State: Sendable, Hashable {
+    package enum State: Sendable, Hashable {
         /// Dialer before ``start()``.
         case idle
         /// Dialer: msg1 sent, waiting for msg2.
@@ -38,17 +38,17 @@ struct DirectHandshake: Sendable {
     }
 
     /// What ``receive(_:)`` asks the caller to do.
-    struct Output: Sendable {
+    package struct Output: Sendable {
         /// A handshake message to send, when any.
-        var reply: [UInt8]?
+        package var reply: [UInt8]?
         /// Set when the handshake completed with this message.
-        var established: Bool
+        package var established: Bool
     }
 
     private let key: SecretBytes
-    let role: V2Pairing.Role
-    let side: Side
-    private(set) var state: State
+    package let role: V2Pairing.Role
+    package let side: Side
+    package private(set) var state: State
     private let ownNonce: [UInt8]
     private var peerNonce: [UInt8] = []
 
@@ -57,7 +57,7 @@ struct DirectHandshake: Sendable {
     ///   - role: This side's role in the room.
     ///   - side: Whether this side dialled or accepted the connection.
     ///   - nonce: 32 fresh random bytes for this connection only.
-    init(key: SecretBytes, role: V2Pairing.Role, side: Side, nonce: [UInt8]) {
+    package init(key: SecretBytes, role: V2Pairing.Role, side: Side, nonce: [UInt8]) {
         precondition(nonce.count == DirectWire.nonceBytes, "a direct handshake nonce is 32 bytes")
         self.key = key
         self.role = role
@@ -67,7 +67,7 @@ struct DirectHandshake: Sendable {
     }
 
     /// The dialer's first message (`nil` on the acceptor, which waits).
-    mutating func start() -> [UInt8]? {
+    package mutating func start() -> [UInt8]? {
         guard side == .dialer, state == .idle else { return nil }
         state = .awaitingAccept
         return DirectWire.magic + ownNonce
@@ -78,7 +78,7 @@ struct DirectHandshake: Sendable {
     /// - Throws: ``DirectError/protocolViolation`` for a message of the wrong size or
     ///   magic, or any message after the handshake ended; ``DirectError/authenticationFailed``
     ///   when the peer's MAC does not verify. Either way the handshake is failed for good.
-    mutating func receive(_ body: [UInt8]) throws(DirectError) -> Output {
+    package mutating func receive(_ body: [UInt8]) throws(DirectError) -> Output {
         switch state {
         case .awaitingDial:
             guard body.count == DirectWire.dialBytes, ConstantTime.equals(body.prefix(4), DirectWire.magic) else {
@@ -154,5 +154,5 @@ struct DirectHandshake: Sendable {
 
 extension DirectHandshake: CustomStringConvertible {
     /// Role, side and state only: never the key or nonces.
-    var description: String { "DirectHandshake(\(role), \(side), \(state))" }
+    package var description: String { "DirectHandshake(\(role), \(side), \(state))" }
 }

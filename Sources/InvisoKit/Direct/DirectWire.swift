@@ -1,10 +1,10 @@
 /// Constants of the direct TCP protocol (docs/direct.md, "Wire format").
-enum DirectWire {
+package enum DirectWire {
     /// Bytes of the big-endian length prefix in front of every frame body.
-    static let lengthPrefixBytes = 4
+    package static let lengthPrefixBytes = 4
     /// The largest body accepted before authentication completes (handshake messages are
     /// 36, 64 and 32 bytes).
-    static let maxHandshakeBody = 64
+    package static let maxHandshakeBody = 64
     /// The first four bytes of the dialer's first message: protocol and version.
     static let magic: [UInt8] = Array("IVD1".utf8)
     /// Bytes of each side's nonce.
