@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the InvisoServer libFuzzer target and runs it (docs/fuzzing.md).
 #
-#   scripts/fuzz-kit.sh [RUNS] [extra libFuzzer options...]
+#   scripts/fuzz-server.sh [RUNS] [extra libFuzzer options...]
 #
 # RUNS defaults to 1000000. The fuzz build lives in .build-fuzz; seeds go to
 # fuzz-corpus/server-seeds, new inputs to fuzz-corpus/server-work and crash files to
