@@ -21,7 +21,7 @@ import Darwin
         "needs coturn's turnserver and turnutils_uclient on PATH (apt-get install coturn)",
         { Coturn.isAvailableOrRequired() }
     ),
-    .timeLimit(.minutes(1))
+    .timeLimit(.minutes(6))
 )
 struct CoturnTests {
     @Test("coturn (use-auth-secret) allocates with a minted credential and refuses tampered and expired ones")

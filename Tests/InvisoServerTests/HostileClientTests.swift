@@ -41,7 +41,7 @@ struct HostileClientTests {
         #expect(sent > 0)
         for (receiver, name) in [(joiner, "joiner"), (creator, "creator")] {
             for index in 0..<sent {
-                let text = try await receiver.nextText(timeout: 10)
+                let text = try await receiver.nextText(timeout: 30)
                 #expect(text.contains(#""sdp":"n=\#(index)""#), "\(name) got \(text) for \(index)")
             }
         }
@@ -215,8 +215,8 @@ struct HostileClientTests {
                 try await slow.sendRaw(RawWebSocket.frame(opcode: 0x1, Array(#"{"type":"#.utf8), fin: false))
                 // Control frames keep the socket alive but do not extend the message's deadline.
                 try await slow.sendRaw(RawWebSocket.frame(opcode: 0x9, [1]))
-                var frame = try await slow.nextFrame(timeout: 10)
-                if frame.opcode == 0xA { frame = try await slow.nextFrame(timeout: 10) }
+                var frame = try await slow.nextFrame(timeout: 30)
+                if frame.opcode == 0xA { frame = try await slow.nextFrame(timeout: 30) }
                 #expect(Self.closeCode(frame) == 1008)
 
                 let many = try await RawWebSocket.connect(port: server.port)
@@ -245,7 +245,7 @@ struct HostileClientTests {
             try await socket.sendRaw(bytes)
             let answer = try await socket.nextFrame()
             #expect(Self.closeCode(answer) == code, "\(name): \(answer)")
-            #expect(await socket.closes(within: 5), "\(name): not closed")
+            #expect(await socket.closes(within: 30), "\(name): not closed")
             // Others are not affected.
             let other = try await RawWebSocket.connect(port: server.port)
             try await other.send(#"{"type":"ping"}"#)
@@ -273,7 +273,7 @@ struct HostileClientTests {
         try await TestServer.with { server, _ in
             let (leaver, stayer, _) = try await SignalingSocketTests.joined(server, code: "410020")
             try await leaver.shutdownOutput()
-            #expect(try await stayer.nextText(timeout: 3).contains(#""type":"peer_disconnected""#))
+            #expect(try await stayer.nextText(timeout: 30).contains(#""type":"peer_disconnected""#))
             await stayer.close()
             await leaver.close()
         }
@@ -309,7 +309,7 @@ struct HostileClientTests {
                     try await Task.sleep(for: .milliseconds(400))
                 }
                 for (socket, name) in [(idle, "idle"), (slowloris, "slowloris"), (halfBody, "half body"), (keptAlive, "kept alive")] {
-                    #expect(await socket.closes(within: 20), "\(name) still open")
+                    #expect(await socket.closes(within: 30), "\(name) still open")
                 }
                 #expect(ContinuousClock.now - started < .seconds(30))
             }
@@ -323,15 +323,16 @@ struct HostileClientTests {
             let half = try await RawWebSocket.open(port: server.port)
             // A TLS record header announcing 512 bytes of handshake, then only 5 of them.
             try await half.sendRaw([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03])
-            #expect(await silent.closes(within: 10))
-            #expect(await half.closes(within: 10))
+            #expect(await silent.closes(within: 30))
+            #expect(await half.closes(within: 30))
         }
     }
 
     @Test("graceful shutdown closes idle and half-sent connections at once instead of waiting for them")
     func shutdownWithIdleConnections() async throws {
         var limits = ServerLimits()
-        limits.handshakeTimeout = .seconds(60)
+        // Far beyond the bound below, so a close within it is the shutdown's, not the deadline's.
+        limits.handshakeTimeout = .seconds(600)
         let clock = ContinuousClock()
         let elapsed = Mutex<Duration>(.zero)
         try await TestServer.with(limits: limits) { server, group in
@@ -342,12 +343,12 @@ struct HostileClientTests {
             try await Task.sleep(for: .milliseconds(100))
             let started = clock.now
             await group.triggerGracefulShutdown()
-            #expect(await idle.closes(within: 5))
-            #expect(await half.closes(within: 5))
+            #expect(await idle.closes(within: 30))
+            #expect(await half.closes(within: 30))
             #expect(Self.closeCode(try await websocket.nextFrame()) == 1001)
             elapsed.withLock { $0 = clock.now - started }
         }
-        #expect(elapsed.withLock { $0 } < .seconds(5))
+        #expect(elapsed.withLock { $0 } < .seconds(60))
     }
 
     @Test("per-source caps: one source cannot hold more pending connections; others are still served")
@@ -360,13 +361,13 @@ struct HostileClientTests {
             for _ in 0..<3 { held.append(try await RawWebSocket.open(port: server.port, from: "127.0.0.2")) }
             try await Task.sleep(for: .milliseconds(100))
             let refused = try await RawWebSocket.open(port: server.port, from: "127.0.0.2")
-            #expect(await refused.closes(within: 10))
+            #expect(await refused.closes(within: 30))
             // WebSockets do not count as pending, but count toward the source's total.
             var sockets: [RawWebSocket] = []
             for socket in held { await socket.close() }
             for _ in 0..<5 { sockets.append(try await RawWebSocket.connect(port: server.port, from: "127.0.0.2")) }
             let sixth = try await RawWebSocket.open(port: server.port, from: "127.0.0.2")
-            #expect(await sixth.closes(within: 10))
+            #expect(await sixth.closes(within: 30))
             // Another source is served.
             let other = try await RawWebSocket.open(port: server.port, from: "127.0.0.3")
             try await other.sendRaw(Array("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
@@ -455,7 +456,7 @@ struct HostileClientTests {
             try? await socket.sendRaw(Array(request.utf8))
             let head = try await socket.responseHead()
             #expect(head.hasPrefix("HTTP/1.1 400"), "\(name): \(head)")
-            #expect(await socket.closes(within: 10), "\(name): not closed")
+            #expect(await socket.closes(within: 30), "\(name): not closed")
         }
     }
 

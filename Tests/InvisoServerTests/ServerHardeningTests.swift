@@ -266,7 +266,7 @@ struct ServerHardeningTests {
             #expect(types.first?.contains(#""type":"room_joined""#) == true)
             #expect(types.dropFirst().first?.contains(#""type":"room_ready""#) == true)
             #expect(types.last?.contains(#""type":"peer_disconnected""#) == true)
-            #expect(await silent.waitUntilClosed(timeout: 10))
+            #expect(await silent.waitUntilClosed(timeout: 30))
             // The pinging socket outlives the timeout twice over on control frames alone.
             try await Task.sleep(for: .seconds(12))
             try await pinging.send(#"{"type":"ping"}"#)

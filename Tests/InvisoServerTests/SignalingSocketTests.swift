@@ -125,12 +125,12 @@ struct SignalingSocketTests {
             #expect(await creator.isQuiet(for: 0.5))
             try await joiner.setReading(true)
             for index in 0..<frames {
-                let frame = try await joiner.nextFrame(timeout: 20)
+                let frame = try await joiner.nextFrame(timeout: 30)
                 #expect(frame.opcode == 0x2 && frame.payload.count == size)
                 #expect(Int(frame.payload[0]) << 8 | Int(frame.payload[1]) == index)
                 #expect(frame.payload[2] == UInt8(truncatingIfNeeded: index))
             }
-            #expect(try await creator.nextText(timeout: 10) == #"{"type":"pong"}"#)
+            #expect(try await creator.nextText(timeout: 30) == #"{"type":"pong"}"#)
             await creator.close()
             await joiner.close()
         }

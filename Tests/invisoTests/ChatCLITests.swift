@@ -4,7 +4,7 @@ import Testing
 /// `inviso invite --json` and `inviso join --json` as two processes against `inviso serve`,
 /// all on 127.0.0.1: pairing, messages both ways with delivery, leaving, and what is left
 /// on disk.
-@Suite("inviso invite / join", .timeLimit(.minutes(3)))
+@Suite("inviso invite / join", .timeLimit(.minutes(6)))
 struct ChatCLITests {
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-chat-\(UUID().uuidString)")

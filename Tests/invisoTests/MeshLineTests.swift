@@ -3,7 +3,7 @@ import Testing
 
 /// Five `inviso mesh` processes on 127.0.0.1 in a line 1–2–3–4–5: each names only the node
 /// before it with `--peer`, so every message to or from the ends crosses three relays.
-@Suite("inviso mesh: five processes in a line", .serialized, .timeLimit(.minutes(3)))
+@Suite("inviso mesh: five processes in a line", .serialized, .timeLimit(.minutes(6)))
 struct MeshLineTests {
     static let timeout: TimeInterval = 40
     static let nicks = ["a", "b", "c", "d", "e"]

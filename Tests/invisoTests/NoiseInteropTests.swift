@@ -5,7 +5,7 @@ import Testing
 ///
 /// The tests drive the built `inviso` executable (`swift build` builds it; `swift test`
 /// builds it too). Set `INVISO_BINARY` to test another build.
-@Suite("inviso noise interop", .serialized, .timeLimit(.minutes(2)))
+@Suite("inviso noise interop", .serialized, .timeLimit(.minutes(6)))
 struct NoiseInteropTests {
     /// How long any single child process may take.
     static let timeout: TimeInterval = 20

@@ -3,7 +3,7 @@ import Testing
 
 /// `inviso qr` as the built executable: its JSON matrix equals python-qrcode's, and the
 /// drawing follows `TERM` and `--no-unicode`.
-@Suite("inviso qr CLI", .serialized, .timeLimit(.minutes(2)))
+@Suite("inviso qr CLI", .serialized, .timeLimit(.minutes(6)))
 struct QRCommandTests {
     static func qr(_ arguments: [String], environment: [String: String] = [:]) async throws -> (status: Int32, output: String)
     {

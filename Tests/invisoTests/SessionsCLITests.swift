@@ -7,7 +7,7 @@ import Testing
 
 /// `inviso sessions` and `inviso verify` against a real encrypted store in a temporary data
 /// directory, run as the built executable.
-@Suite("inviso sessions / verify CLI", .serialized, .timeLimit(.minutes(3)))
+@Suite("inviso sessions / verify CLI", .serialized, .timeLimit(.minutes(6)))
 struct SessionsCLITests {
     static let passphrase = "correct horse battery staple"
     static let verifiedID = "5f0c1e2a-7b3d-4c8e-9a10-0123456789ab"

@@ -3,7 +3,7 @@ import Testing
 
 /// Two `inviso signal` stores talk through the command line alone: init, bundle, encrypt
 /// with the bundle, decrypt, reply, fingerprints — and failures leave the store unchanged.
-@Suite("inviso signal CLI", .serialized, .timeLimit(.minutes(3)))
+@Suite("inviso signal CLI", .serialized, .timeLimit(.minutes(6)))
 struct SignalCLITests {
     struct Result {
         let status: Int32

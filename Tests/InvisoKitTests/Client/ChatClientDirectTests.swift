@@ -6,7 +6,7 @@ import Testing
 
 /// The chat engine's automatic direct path, end to end against the real server on
 /// 127.0.0.1 (the listeners bind 127.0.0.1 too).
-@Suite("ChatClient direct path against the real server", .timeLimit(.minutes(3)))
+@Suite("ChatClient direct path against the real server", .timeLimit(.minutes(6)))
 struct ChatClientDirectTests {
     /// Creator and joiner paired with a v2 invite (or the bare join code: v1), the direct
     /// path on loopback unless `configure` changes it.

@@ -8,7 +8,7 @@ import InvisoTime
 import Synchronization
 import Testing
 
-@Suite("ChatClient end to end against the real server", .timeLimit(.minutes(3)))
+@Suite("ChatClient end to end against the real server", .timeLimit(.minutes(6)))
 struct ChatClientTests {
     /// Creator and joiner paired over the server with a v2 invite.
     static func pair(
@@ -65,10 +65,10 @@ struct ChatClientTests {
             try await server.start(port: port)
             try await Self.send(alice.0, "alice", 400..<500)
             try await Self.send(bob.0, "bob", 400..<500)
-            try await bob.1.wait("all of alice's messages", timeout: 40) { $0.messages.count >= 500 }
-            try await alice.1.wait("all of bob's messages", timeout: 40) { $0.messages.count >= 500 }
-            try await alice.1.wait("alice's delivery reports", timeout: 40) { Set($0.delivered).count >= 500 }
-            try await bob.1.wait("bob's delivery reports", timeout: 40) { Set($0.delivered).count >= 500 }
+            try await bob.1.wait("all of alice's messages", timeout: 120) { $0.messages.count >= 500 }
+            try await alice.1.wait("all of bob's messages", timeout: 120) { $0.messages.count >= 500 }
+            try await alice.1.wait("alice's delivery reports", timeout: 120) { Set($0.delivered).count >= 500 }
+            try await bob.1.wait("bob's delivery reports", timeout: 120) { Set($0.delivered).count >= 500 }
             ChatFixture.expectMessages(bob.1, (0..<500).map { ChatFixture.text("alice", $0) })
             ChatFixture.expectMessages(alice.1, (0..<500).map { ChatFixture.text("bob", $0) })
             #expect(alice.1.delivered == Array(1...500) && bob.1.delivered == Array(1...500))
@@ -249,9 +249,9 @@ struct ChatClientTests {
             let count = 250
             try await Self.send(alice.0, "alice", 0..<count)
             try await Self.send(bob.0, "bob", 0..<count)
-            try await bob.1.wait("alice's messages", timeout: 40) { $0.messages.count >= count }
-            try await alice.1.wait("bob's messages", timeout: 40) { $0.messages.count >= count }
-            try await alice.1.wait("delivery reports", timeout: 40) { Set($0.delivered).count >= count }
+            try await bob.1.wait("alice's messages", timeout: 120) { $0.messages.count >= count }
+            try await alice.1.wait("bob's messages", timeout: 120) { $0.messages.count >= count }
+            try await alice.1.wait("delivery reports", timeout: 120) { Set($0.delivered).count >= count }
             ChatFixture.expectMessages(bob.1, (0..<count).map { ChatFixture.text("alice", $0) })
             ChatFixture.expectMessages(alice.1, (0..<count).map { ChatFixture.text("bob", $0) })
             await alice.0.leave()

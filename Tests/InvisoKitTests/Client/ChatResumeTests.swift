@@ -7,7 +7,7 @@ import InvisoStore
 import InvisoTesting
 import Testing
 
-@Suite("ChatClient resume against the real server", .timeLimit(.minutes(3)))
+@Suite("ChatClient resume against the real server", .timeLimit(.minutes(6)))
 struct ChatResumeTests {
     /// A real server and a store in a temporary directory (removed afterwards).
     static func withServerAndStore(

@@ -8,7 +8,7 @@ import Testing
 /// Two real clients talking through ``TamperingProxy`` in front of the real server: a
 /// server that swaps keys in transit. v2 refuses (fails closed, nothing delivered); v1
 /// pairs but reports the substitution as differing safety numbers.
-@Suite("ChatClient through a server that tampers with keys in transit", .timeLimit(.minutes(3)))
+@Suite("ChatClient through a server that tampers with keys in transit", .timeLimit(.minutes(6)))
 struct ChatTamperingTests {
     /// The attacker's own X25519 key pair (a fixed scalar, so runs are reproducible).
     static let attackerKey = try! Curve25519.KeyAgreement.PrivateKey(rawRepresentation: [UInt8](repeating: 0x5A, count: 32))

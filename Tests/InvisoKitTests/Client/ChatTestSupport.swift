@@ -48,7 +48,7 @@ final class ChatEventLog: Sendable {
 
     /// Waits until `condition` holds over the events (60 s by default: a loaded CI host running every suite at once is slow, a healthy run is not).
     func wait(
-        _ what: String, timeout seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
+        _ what: String, timeout seconds: Double = 120, sourceLocation: SourceLocation = #_sourceLocation,
         until condition: (ChatEventLog) -> Bool
     ) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
@@ -177,7 +177,7 @@ enum ChatFixture {
 /// Waits (real time, 60 s at most) until `condition` holds: for state that a driver
 /// reaches asynchronously, such as a timer going to sleep on a test clock.
 func waitUntil(
-    _ what: String, timeout seconds: Double = 60, condition: @Sendable () async -> Bool
+    _ what: String, timeout seconds: Double = 120, condition: @Sendable () async -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while await !condition() {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import InvisoKit
 
-@Suite("Direct TCP connections on loopback", .timeLimit(.minutes(2)))
+@Suite("Direct TCP connections on loopback", .timeLimit(.minutes(6)))
 struct DirectConnectionTests {
     typealias Support = DirectTestSupport
 

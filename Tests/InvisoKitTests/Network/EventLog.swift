@@ -32,7 +32,7 @@ final class EventLog: Sendable {
     /// skipped on the way are taken too.
     @discardableResult
     func next(
-        timeout seconds: Double = 20, sourceLocation: SourceLocation = #_sourceLocation,
+        timeout seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
         where predicate: (SignalingEvent) -> Bool
     ) async throws -> SignalingEvent {
         let deadline = ContinuousClock.now + .seconds(seconds)
@@ -56,7 +56,7 @@ final class EventLog: Sendable {
     }
 
     /// Waits until the stream finished.
-    func waitUntilFinished(timeout seconds: Double = 20) async throws {
+    func waitUntilFinished(timeout seconds: Double = 60) async throws {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while !finished {
             guard ContinuousClock.now < deadline else { throw NetworkTestFailure("events did not finish") }

@@ -2,7 +2,7 @@ import InvisoKit
 import InvisoTesting
 import Testing
 
-@Suite("ReconnectPolicy", .timeLimit(.minutes(1)))
+@Suite("ReconnectPolicy", .timeLimit(.minutes(6)))
 struct ReconnectPolicyTests {
     @Test func ceilingsGrowExponentiallyUpToTheCap() {
         let policy = ReconnectPolicy(base: .milliseconds(500), factor: 2, cap: .seconds(30))

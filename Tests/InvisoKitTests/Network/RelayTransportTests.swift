@@ -2,7 +2,7 @@ import InvisoKit
 import InvisoTesting
 import Testing
 
-@Suite("RelayTransport over the real server", .timeLimit(.minutes(1)))
+@Suite("RelayTransport over the real server", .timeLimit(.minutes(6)))
 struct RelayTransportTests {
     @Test func framesFlowAndSendFailsWhileDownOrClosed() async throws {
         try await KitTestServer.with { server in

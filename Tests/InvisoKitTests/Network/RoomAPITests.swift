@@ -21,7 +21,7 @@ final class FakeTransport: HTTPTransport {
     }
 }
 
-@Suite("RoomAPI", .timeLimit(.minutes(1)))
+@Suite("RoomAPI", .timeLimit(.minutes(6)))
 struct RoomAPITests {
     @Test func roundTripAgainstTheRealServer() async throws {
         try await KitTestServer.with { server in

@@ -4,7 +4,7 @@ import InvisoWire
 import Logging
 import Testing
 
-@Suite("SignalingClient against the real server", .timeLimit(.minutes(1)))
+@Suite("SignalingClient against the real server", .timeLimit(.minutes(6)))
 struct SignalingClientTests {
     /// Frequent pings and fast backoff; the pong timeout stays generous so that a loaded
     /// CI machine never drops a healthy connection in the middle of a test.

@@ -3,7 +3,7 @@ import InvisoKit
 import InvisoTesting
 import Testing
 
-@Suite("SignalingClient: pong timeout and TLS", .timeLimit(.minutes(1)))
+@Suite("SignalingClient: pong timeout and TLS", .timeLimit(.minutes(6)))
 struct SignalingClientTimeoutAndTLSTests {
     /// The self-signed test certificate of the server tests (for 127.0.0.1 and localhost;
     /// how it was made is in `Tests/InvisoServerTests/TLSTests.swift`).

@@ -54,7 +54,7 @@ final class RawWebSocket: Sendable {
     }
 
     /// The head of the next HTTP response (up to the blank line).
-    func responseHead(timeout: Double = 5) async throws -> String {
+    func responseHead(timeout: Double = 30) async throws -> String {
         try await inbox.take(timeout: timeout) { bytes -> (String, Int)? in
             guard let end = bytes.firstRange(of: Array("\r\n\r\n".utf8)) else { return nil }
             return (String(decoding: bytes[..<end.lowerBound], as: UTF8.self), end.upperBound)
@@ -110,12 +110,12 @@ final class RawWebSocket: Sendable {
     }
 
     /// The next frame from the server.
-    func nextFrame(timeout: Double = 5) async throws -> Frame {
+    func nextFrame(timeout: Double = 30) async throws -> Frame {
         try await inbox.take(timeout: timeout) { bytes in Self.parseFrame(bytes) }
     }
 
     /// The next text frame's JSON `type`, skipping nothing.
-    func nextText(timeout: Double = 5) async throws -> String {
+    func nextText(timeout: Double = 30) async throws -> String {
         let frame = try await nextFrame(timeout: timeout)
         guard frame.opcode == 0x1 else { throw TestFailure("expected text, got opcode \(frame.opcode)") }
         return frame.text

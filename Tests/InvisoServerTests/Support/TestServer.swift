@@ -209,7 +209,7 @@ final class TestSocket: Sendable {
     }
 
     /// The next event; `nil` once the connection ended; a failure after `seconds`.
-    func nextEvent(timeout seconds: Double = 5) async throws -> Event? {
+    func nextEvent(timeout seconds: Double = 30) async throws -> Event? {
         let deadline = ContinuousClock.now + .seconds(seconds)
         while true {
             let (event, finished) = boxes.inbox.withLock { inbox -> (Event?, Bool) in
@@ -224,7 +224,7 @@ final class TestSocket: Sendable {
     }
 
     /// The next message, which must be a JSON text frame.
-    func next(timeout seconds: Double = 5) async throws -> JSONObject {
+    func next(timeout seconds: Double = 30) async throws -> JSONObject {
         switch try await nextEvent(timeout: seconds) {
         case .text(let text)?:
             guard case .object(let object) = try JSONValue.parse(text) else { throw TestFailure("not an object: \(text)") }
@@ -235,7 +235,7 @@ final class TestSocket: Sendable {
     }
 
     /// The next message's `type`.
-    func nextType(timeout seconds: Double = 5) async throws -> String? {
+    func nextType(timeout seconds: Double = 30) async throws -> String? {
         try await next(timeout: seconds)["type"]?.stringValue
     }
 
@@ -278,12 +278,12 @@ final class TestSocket: Sendable {
 
     /// Whether the connection ends (by either side, with or without a close frame) within
     /// `seconds`.
-    func waitUntilClosed(timeout seconds: Double = 5) async -> Bool {
+    func waitUntilClosed(timeout seconds: Double = 30) async -> Bool {
         (try? await withTimeout(seconds: seconds) { [task] in _ = try? await task.value }) != nil
     }
 
     /// Waits for the server to close the connection; returns its close code.
-    func closeCode(timeout seconds: Double = 5) async throws -> WebSocketErrorCode? {
+    func closeCode(timeout seconds: Double = 30) async throws -> WebSocketErrorCode? {
         try await withTimeout(seconds: seconds) { [task] in try await task.value?.closeCode }
     }
 
