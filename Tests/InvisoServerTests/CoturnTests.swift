@@ -264,7 +264,7 @@ final class CoturnServer {
         try process.run()
         let server = CoturnServer(port: port, process: process, logURL: logURL)
 
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             guard process.isRunning else {
                 let text = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
@@ -295,10 +295,10 @@ final class CoturnServer {
         log().suffix(40).joined(separator: "\n")
     }
 
-    /// Whether a log line holds all of `parts`, waiting up to three seconds for the server
+    /// Whether a log line holds all of `parts`, waiting up to 30 seconds for the server
     /// to write it.
     func logHasLine(containing parts: [String]) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(3)
+        let deadline = ContinuousClock.now + .seconds(30)
         repeat {
             if log().contains(where: { line in parts.allSatisfy { line.contains($0) } }) { return true }
             try? await Task.sleep(for: .milliseconds(50))

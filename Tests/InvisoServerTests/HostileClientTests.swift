@@ -191,7 +191,7 @@ struct HostileClientTests {
                 }
                 var disconnected = 0
                 for (sender, _) in rooms {
-                    if let text = try? await sender.nextText(timeout: 3), text.contains("peer_disconnected") { disconnected += 1 }
+                    if let text = try? await sender.nextText(timeout: 30), text.contains("peer_disconnected") { disconnected += 1 }
                 }
                 #expect(disconnected >= 2, "closed: \(disconnected)")
                 #expect(server.server.hub.outboundBudget.queuedBytes <= budget + SocketWriter.highWaterMark + 65_536)

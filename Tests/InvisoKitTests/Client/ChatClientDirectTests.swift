@@ -81,12 +81,12 @@ struct ChatClientDirectTests {
             let (alice, bob) = try await Self.pair(server, capture: capture)
             var sent = 0
             var sentWhenDirect: Int?
-            // Until both are direct (60 s at most), then 300 more. At most 200 a second each
+            // Until both are direct (240 s at most: a hang detector), then 300 more. At most 200 a second each
             // way: the peer's transport_candidates travel on the signaling socket behind
             // every relay frame sent before them, so a flood faster than a loaded debug
             // build opens frames delays the move by the backlog (a full run once needed
             // more than 60 s at 2,000 a second).
-            let deadline = ContinuousClock.now + .seconds(60)
+            let deadline = ContinuousClock.now + .seconds(240)
             while sentWhenDirect.map({ sent < $0 + 300 }) ?? (ContinuousClock.now < deadline) {
                 _ = try await alice.0.send(text: ChatFixture.text("alice", sent))
                 _ = try await bob.0.send(text: ChatFixture.text("bob", sent))
@@ -123,7 +123,7 @@ struct ChatClientDirectTests {
             }
             #expect(await bob.0.directPhase == .finished)
             // Alice's listener gives up waiting for candidates that never come.
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(120)
             while await alice.0.directPhase != .finished, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }

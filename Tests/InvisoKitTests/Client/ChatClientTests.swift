@@ -301,7 +301,7 @@ struct ChatClientTests {
             let invite = try await alice.invite()
             let deviceID = try #require(await alice.deviceID)
             try await server.stop()
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(120)
             while !logs.all.contains(where: { $0.contains("signaling connection ended") }) {
                 guard ContinuousClock.now < deadline else {
                     throw NetworkTestFailure("no signaling log; last: \(logs.all.suffix(5))")

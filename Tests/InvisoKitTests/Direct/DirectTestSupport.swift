@@ -50,7 +50,7 @@ enum DirectTestSupport {
     /// run takes milliseconds, a CI host running every suite at once in a debug build can
     /// take tens of seconds for a thousand frames).
     static func within<T: Sendable>(
-        _ seconds: Int = 60, _ body: @escaping @Sendable () async throws -> T
+        _ seconds: Int = 300, _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { try await body() }

@@ -77,7 +77,7 @@ struct TestServer: Sendable {
             guard let port = await iterator.next() else { throw TestFailure("server did not start") }
             let testServer = TestServer(port: port, server: server, clock: clock, store: store)
             do {
-                try await withTimeout(seconds: 60) { try await body(testServer, group) }
+                try await withTimeout(seconds: 300) { try await body(testServer, group) }
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error
