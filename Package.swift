@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "InvisoSignal", targets: ["InvisoSignal"]),
         .library(name: "InvisoWire", targets: ["InvisoWire"]),
         .library(name: "InvisoMesh", targets: ["InvisoMesh"]),
+        .library(name: "InvisoMeshUDP", targets: ["InvisoMeshUDP"]),
         .library(name: "InvisoKit", targets: ["InvisoKit"]),
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
         .library(name: "InvisoStore", targets: ["InvisoStore"]),
@@ -70,12 +71,21 @@ let package = Package(
         ),
         .target(
             name: "InvisoMesh",
+            dependencies: ["InvisoCrypto", "InvisoNoise", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "InvisoMeshUDP",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "InvisoMesh", "InvisoCrypto",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "InvisoMeshSimulation",
+            dependencies: ["InvisoMesh", "InvisoCrypto"],
             swiftSettings: upcoming
         ),
         .target(
@@ -143,6 +153,8 @@ let package = Package(
                 "InvisoSignal",
                 "InvisoServer",
                 "InvisoMesh",
+                "InvisoMeshUDP",
+                "InvisoMeshSimulation",
                 "InvisoKit",
                 "InvisoStore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -234,7 +246,7 @@ let package = Package(
         .testTarget(
             name: "InvisoMeshTests",
             dependencies: [
-                "InvisoMesh", "InvisoTesting",
+                "InvisoMesh", "InvisoMeshUDP", "InvisoMeshSimulation", "InvisoTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

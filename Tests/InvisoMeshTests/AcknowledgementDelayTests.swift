@@ -1,4 +1,5 @@
 import InvisoMesh
+import InvisoMeshSimulation
 import Testing
 
 /// Per-hop acknowledgements held back up to `acknowledgementDelayMilliseconds` (500 ms by

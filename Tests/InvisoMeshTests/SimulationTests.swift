@@ -1,4 +1,5 @@
 import InvisoMesh
+import InvisoMeshSimulation
 import InvisoTesting
 import Testing
 

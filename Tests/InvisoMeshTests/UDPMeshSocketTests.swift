@@ -1,4 +1,5 @@
 import InvisoMesh
+import InvisoMeshUDP
 import NIOCore
 import NIOPosix
 import Testing

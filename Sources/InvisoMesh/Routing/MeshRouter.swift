@@ -163,7 +163,7 @@ public struct MeshRouter: Sendable {
 
     /// ``originate(_:id:now:)``, appending the actions to `actions` (a caller that handles
     /// many inputs reuses one array).
-    mutating func originate(_ packet: MeshPacket, id: PacketID, now: MeshTime, into actions: inout [Action]) {
+    public mutating func originate(_ packet: MeshPacket, id: PacketID, now: MeshTime, into actions: inout [Action]) {
         let first = actions.count
         start(now: now)
         var packet = packet
@@ -187,7 +187,7 @@ public struct MeshRouter: Sendable {
     }
 
     /// ``receive(_:on:now:)``, appending the actions to `actions`.
-    mutating func receive(_ frame: MeshFrame, on link: LinkID, now: MeshTime, into actions: inout [Action]) {
+    public mutating func receive(_ frame: MeshFrame, on link: LinkID, now: MeshTime, into actions: inout [Action]) {
         let first = actions.count
         start(now: now)
         switch frame {
@@ -223,7 +223,7 @@ public struct MeshRouter: Sendable {
     }
 
     /// ``tick(now:)``, appending the actions to `actions`.
-    mutating func tick(now: MeshTime, into actions: inout [Action]) {
+    public mutating func tick(now: MeshTime, into actions: inout [Action]) {
         let first = actions.count
         start(now: now)
         while let (_, timer) = timers.popFirst(notAfter: now.milliseconds) {

@@ -85,7 +85,7 @@ public struct PacketID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The key duplicate filters store: the first 8 bytes (a collision needs ~2^32 live IDs).
-    var dedupKey: UInt64 { high }
+    package var dedupKey: UInt64 { high }
 
     public static func == (lhs: PacketID, rhs: PacketID) -> Bool { lhs.high == rhs.high && lhs.low == rhs.low }
 

@@ -9,7 +9,7 @@
 /// own ID cannot aim many keys at one slot. Key 0 (the empty-slot marker) is kept in an
 /// extra slot after the table.
 /// Iteration order depends on the seed; callers must not depend on it.
-struct RandomKeyMap<Value> {
+package struct RandomKeyMap<Value> {
     fileprivate struct Slot {
         var key: UInt64
         var value: Value?
@@ -23,7 +23,7 @@ struct RandomKeyMap<Value> {
     private var stored = 0
 
     /// Creates an empty map; `seed` should be secret where keys come from the network.
-    init(seed: UInt64, minimumCapacity: Int = 8) {
+    package init(seed: UInt64, minimumCapacity: Int = 8) {
         var size = 16
         while size < minimumCapacity * 2 { size <<= 1 }
         slots = [Slot](repeating: Slot(key: 0, value: nil), count: size + 1)
@@ -37,8 +37,8 @@ struct RandomKeyMap<Value> {
         set { slots[mask + 1].value = newValue }
     }
 
-    var count: Int { stored + (zeroValue == nil ? 0 : 1) }
-    var isEmpty: Bool { count == 0 }
+    package var count: Int { stored + (zeroValue == nil ? 0 : 1) }
+    package var isEmpty: Bool { count == 0 }
 
     @inline(__always)
     private func home(_ key: UInt64) -> Int {
@@ -62,7 +62,7 @@ struct RandomKeyMap<Value> {
     }
 
     /// The value for `key`; setting `nil` removes it.
-    subscript(key: UInt64) -> Value? {
+    package subscript(key: UInt64) -> Value? {
         get {
             if key == 0 { return zeroValue }
             let (index, found) = find(key)
@@ -91,7 +91,7 @@ struct RandomKeyMap<Value> {
     }
 
     /// `body` applied to the value for `key` (read in place, not copied), if there is one.
-    func read<Result>(_ key: UInt64, _ body: (Value) -> Result) -> Result? {
+    package func read<Result>(_ key: UInt64, _ body: (Value) -> Result) -> Result? {
         let index: Int
         if key == 0 {
             index = mask + 1
@@ -105,7 +105,7 @@ struct RandomKeyMap<Value> {
 
     /// Changes the value for `key` in place, if there is one; returns whether there was.
     @discardableResult
-    mutating func update(_ key: UInt64, _ body: (inout Value) -> Void) -> Bool {
+    package mutating func update(_ key: UInt64, _ body: (inout Value) -> Void) -> Bool {
         let index: Int
         if key == 0 {
             index = mask + 1
@@ -121,7 +121,7 @@ struct RandomKeyMap<Value> {
 
     /// Removes and returns the value for `key`.
     @discardableResult
-    mutating func removeValue(forKey key: UInt64) -> Value? {
+    package mutating func removeValue(forKey key: UInt64) -> Value? {
         if key == 0 {
             defer { zeroValue = nil }
             return zeroValue
@@ -135,7 +135,7 @@ struct RandomKeyMap<Value> {
 
     /// Calls `body` with every entry (in no particular order); it may change the value, and
     /// returns whether to keep the entry.
-    mutating func updateEach(_ body: (UInt64, inout Value) -> Bool) {
+    package mutating func updateEach(_ body: (UInt64, inout Value) -> Bool) {
         var removals: [UInt64] = []
         if var value = zeroValue {
             zeroValue = body(0, &value) ? value : nil

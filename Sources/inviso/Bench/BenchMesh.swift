@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InvisoMesh
+import InvisoMeshSimulation
 
 /// `inviso bench mesh`: our routing against naive flooding on the same simulated meshes.
 struct BenchMesh: ParsableCommand {

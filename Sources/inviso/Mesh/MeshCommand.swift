@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import InvisoMesh
+import InvisoMeshUDP
 import NIOCore
 import NIOPosix
 

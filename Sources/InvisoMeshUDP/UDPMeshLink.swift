@@ -1,3 +1,4 @@
+public import InvisoMesh
 public import NIOCore
 
 /// A ``MeshLink`` to one neighbour at a UDP address: each frame is encoded as one BitChat

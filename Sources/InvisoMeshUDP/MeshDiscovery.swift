@@ -1,3 +1,4 @@
+public import InvisoMesh
 public import NIOCore
 import NIOPosix
 

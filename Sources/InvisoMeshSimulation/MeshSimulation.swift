@@ -1,3 +1,4 @@
+public import InvisoMesh
 import Dispatch
 import Synchronization
 

@@ -1,3 +1,4 @@
+public import InvisoMesh
 /// The baseline: naive flooding on the same graph, loss and latency as a
 /// ``MeshSimulation``.
 ///

@@ -1,3 +1,4 @@
+public import InvisoMesh
 /// One end of a simulated link: sending hands the frame to the simulation, which loses it
 /// with the link's loss probability or delivers it to the other end after a random latency.
 public final class SimulatedLink: MeshLink {

@@ -1,3 +1,4 @@
+public import InvisoMesh
 public import NIOCore
 
 /// A mesh node in a real process: a ``MeshNodeCore`` driven by a ``UDPMeshSocket`` and a

@@ -1,3 +1,4 @@
+public import InvisoMesh
 /// How a ``MeshSimulation`` behaves: link loss and latency, churn, and the routers'
 /// configuration.
 public struct SimulationParameters: Sendable {
