@@ -3,6 +3,7 @@ import InvisoServer
 import InvisoTesting
 import InvisoWire
 import NIOWebSocket
+import NIOCore
 import Testing
 
 /// Every limit and every kind of bad input answered with its documented error, while the
@@ -247,12 +248,8 @@ struct ServerHardeningTests {
             let (silent, _) = try await TestSocket.connect(server)
             try await pinging.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"c"}"#)
             try await silent.send(.joinRoom(roomID: roomID, deviceID: "j"))
-            let pings = Task {
-                while !Task.isCancelled {
-                    try await pinging.sendRaw(RawWebSocket.frame(opcode: 0x9, Array("keepalive".utf8)))
-                    try await Task.sleep(for: .milliseconds(200))
-                }
-            }
+            // Pings from the socket's event loop, which a busy test pool cannot hold up.
+            let pings = pinging.repeatOnEventLoop(RawWebSocket.frame(opcode: 0x9, Array("keepalive".utf8)), every: .milliseconds(200))
             defer { pings.cancel() }
             // Pongs interleave with messages: read until the peer is gone.
             var types: [String] = []

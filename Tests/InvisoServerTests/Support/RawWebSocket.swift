@@ -99,6 +99,15 @@ final class RawWebSocket: Sendable {
     func send(_ text: String) async throws { try await sendRaw(Self.text(text)) }
 
     /// Queues bytes without waiting for them to leave (the server may not be reading).
+    /// Sends `bytes` every `interval` from the connection's event loop until the returned
+    /// task is cancelled: a keep-alive that a busy cooperative pool cannot delay.
+    func repeatOnEventLoop(_ bytes: [UInt8], every interval: TimeAmount) -> RepeatedTask {
+        let channel = channel
+        return channel.eventLoop.scheduleRepeatedTask(initialDelay: .zero, delay: interval) { _ in
+            channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+        }
+    }
+
     func sendRawWithoutWaiting(_ bytes: [UInt8]) {
         channel.writeAndFlush(channel.allocator.buffer(bytes: bytes), promise: nil)
     }
