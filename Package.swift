@@ -107,6 +107,7 @@ let package = Package(
             dependencies: [
                 "InvisoWire",
                 "InvisoCrypto",
+                "InvisoTime",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),

@@ -1,5 +1,6 @@
 import Foundation
 import InvisoServer
+import InvisoTesting
 import InvisoWire
 import Logging
 import PostgresNIO
@@ -141,7 +142,7 @@ struct ClusterTests {
             let capped = try await b.post("/api/rooms", #"{"client1":"c20","expiresInSeconds":600}"#)
             #expect(capped.status == 429 && capped.error == "too_many_codes")
             // A minute later the failures have aged out, on both.
-            a.clock.advance(by: 61)
+            a.clock.advance(by: .seconds(61))
             #expect(try await b.post("/api/rooms/accept", #"{"joinid":"910200","client2":"g"}"#).status == 404)
             // Thirty creations a minute, counted once (refused ones count too: the bucket is
             // taken before the live-code cap is looked at).

@@ -1,3 +1,4 @@
+import InvisoTesting
 import Foundation
 @testable import InvisoServer
 import InvisoWire
@@ -12,7 +13,7 @@ struct JoinCodeLimitsTests {
     func createIsNoOracle() async throws {
         try await TestServer.with { server, _ in
             // Twenty victims' live codes, every other code from 123450.
-            let now = server.clock.now
+            let now = server.clock.wallClock
             for index in 0..<20 {
                 try await server.store.insertPending(
                     PendingRoom(
@@ -52,7 +53,7 @@ struct JoinCodeLimitsTests {
             #expect(try await server.post("/api/rooms", #"{"joinid":"900900","client1":"b","expiresInSeconds":600}"#).status == 409)
             let blocked = try await server.post("/api/rooms", #"{"joinid":"900901","client1":"b","expiresInSeconds":600}"#)
             #expect(blocked.status == 429 && blocked.error == "too_many_attempts")
-            server.clock.advance(by: 61)
+            server.clock.advance(by: .seconds(61))
             // The iOS app's flow: its own free code is created.
             #expect(try await server.post("/api/rooms", #"{"joinid":"900901","client1":"b","expiresInSeconds":600}"#).status == 201)
         }
@@ -69,7 +70,7 @@ struct JoinCodeLimitsTests {
             }
             let limited = try await server.post("/api/rooms", #"{"client1":"a","expiresInSeconds":60}"#)
             #expect(limited.status == 429 && limited.error == "too_many_requests")
-            server.clock.advance(by: 10)  // one token back (6 a minute)
+            server.clock.advance(by: .seconds(10))  // one token back (6 a minute)
             #expect(try await server.post("/api/rooms", #"{"client1":"a","expiresInSeconds":60}"#).status == 201)
             let metrics = try await server.request("GET", "/metrics").body
             #expect(metrics.contains(#"inviso_rate_limited_total{limit="create"} 1"#))
@@ -92,7 +93,7 @@ struct JoinCodeLimitsTests {
             #expect(try await server.post("/api/rooms/accept", #"{"joinid":"\#(codes[0])","client2":"friend"}"#).status == 200)
             #expect(try await server.post("/api/rooms", #"{"client1":"hoarder","expiresInSeconds":120}"#).status == 201)
             #expect(try await server.post("/api/rooms", #"{"client1":"hoarder","expiresInSeconds":120}"#).status == 429)
-            server.clock.advance(by: 121)
+            server.clock.advance(by: .seconds(121))
             #expect(try await server.post("/api/rooms", #"{"client1":"hoarder","expiresInSeconds":120}"#).status == 201)
         }
     }
@@ -108,7 +109,7 @@ struct JoinCodeLimitsTests {
             }
             let blocked = try await server.post("/api/rooms/check", #"{"joinid":"700100","client1":"x"}"#)
             #expect(blocked.status == 429 && blocked.error == "too_many_attempts")
-            server.clock.advance(by: 61)
+            server.clock.advance(by: .seconds(61))
             // The creator's honest polling: 204 while pending, never counted as a failure.
             #expect(try await server.post("/api/rooms", #"{"joinid":"700200","client1":"me","expiresInSeconds":600}"#).status == 201)
             for _ in 0..<15 {

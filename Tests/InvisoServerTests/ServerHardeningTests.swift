@@ -24,7 +24,7 @@ struct ServerHardeningTests {
             #expect(try await server.post("/api/rooms/check", #"{"joinid":"555000","client1":"c"}"#).status == 429)
             // Others are not affected: creating still works.
             #expect(try await server.post("/api/rooms", #"{"client1":"d","expiresInSeconds":60}"#).status == 201)
-            server.clock.advance(by: 61)
+            server.clock.advance(by: .seconds(61))
             #expect(try await server.post("/api/rooms/accept", #"{"joinid":"555000","client2":"j"}"#).status == 200)
             let metrics = try await server.request("GET", "/metrics").body
             #expect(metrics.contains(#"inviso_rate_limited_total{limit="accept"} 2"#))
@@ -63,7 +63,7 @@ struct ServerHardeningTests {
             #expect(try await server.post("/api/rooms", #"{"joinid":"123123","client1":"a","expiresInSeconds":10}"#).status == 201)
             let taken = try await server.post("/api/rooms", #"{"joinid":"123123","client1":"b","expiresInSeconds":10}"#)
             #expect(taken.status == 409 && taken.error == "code_taken")
-            server.clock.advance(by: 11)
+            server.clock.advance(by: .seconds(11))
             let expired = try await server.post("/api/rooms/accept", #"{"joinid":"123123","client2":"j"}"#)
             #expect(expired.status == 404 && expired.error == "not_found_or_expired")
             #expect(try await server.post("/api/rooms", #"{"joinid":"123123","client1":"b","expiresInSeconds":10}"#).status == 201)
@@ -194,7 +194,7 @@ struct ServerHardeningTests {
             for _ in 0..<5 { #expect(try await socket.nextType() == "pong") }
             #expect(try await socket.next()["error"]?.stringValue == "Rate limit exceeded")
             try await socket.expectSilence()
-            server.clock.advance(by: 2)
+            server.clock.advance(by: .seconds(2))
             try await socket.send(#"{"type":"ping"}"#)
             #expect(try await socket.nextType() == "pong")
             for _ in 0..<30 { try await socket.send(#"{"type":"ping"}"#) }
@@ -223,7 +223,7 @@ struct ServerHardeningTests {
             try await joiner.send(binary: [UInt8](repeating: 2, count: 600))
             #expect(try await joiner.next()["error"]?.stringValue == "Relay quota exceeded")
             try await creator.expectSilence()
-            server.clock.advance(by: 3)
+            server.clock.advance(by: .seconds(3))
             try await joiner.send(binary: [UInt8](repeating: 2, count: 600))
             guard case .binary(let second)? = try await creator.nextEvent() else { throw TestFailure("no binary") }
             #expect(second.count == 600)
@@ -322,12 +322,12 @@ struct TURNRouteTests {
             _ = try await server.pair(code: "135790", creator: "member-c", joiner: "member-j")
             let reply = try await server.post("/api/turn", #"{"deviceId":"member-j"}"#)
             #expect(reply.status == 200)
-            let expected = turn.credential(for: "member-j", now: server.clock.now)
+            let expected = turn.credential(for: "member-j", now: server.clock.wallClock)
             #expect(reply.json?["username"]?.stringValue == expected.username)
             #expect(reply.json?["credential"]?.stringValue == expected.credential)
             #expect(reply.json?["ttl"] == .integer(600))
             #expect(reply.json?["urls"] == .array([.string("turn:127.0.0.1:3478")]))
-            #expect(expected.username.hasPrefix("\(Int(server.clock.now.timeIntervalSince1970) + 600):"))
+            #expect(expected.username.hasPrefix("\(Int(server.clock.wallClock.timeIntervalSince1970) + 600):"))
             #expect(!reply.body.contains("member-j"))
             let stranger = try await server.post("/api/turn", #"{"deviceId":"nobody"}"#)
             #expect(stranger.status == 403 && stranger.error == "not_member")

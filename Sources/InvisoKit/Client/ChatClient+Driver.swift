@@ -43,9 +43,26 @@ extension ChatClient {
     }
 
     /// Carries out the machine's actions in order.
+    ///
+    /// When a `saveSnapshot` fails, the frames after it in this batch were sealed with
+    /// state the store does not hold: they are not sent (a resumed session would seal with
+    /// the same keys again); the machine hears that the path refused them and seals those
+    /// messages anew later.
     func perform(_ actions: [ChatSessionMachine.Action]) async {
+        var unsaved: Set<ChatSessionMachine.PathID> = []
+        var saveFailed = false
+        defer {
+            if !unsaved.isEmpty {
+                let paths = unsaved
+                spawn { [weak self] in
+                    for path in paths.sorted(by: { $0.rawValue < $1.rawValue }) { await self?.refuseUnsaved(path) }
+                }
+            }
+        }
         for action in actions {
             switch action {
+            case .send(.frame, let path) where saveFailed:
+                unsaved.insert(path)
             case .send(let item, let path):
                 enqueue(item, on: path)
             case .emit(let event):
@@ -65,7 +82,7 @@ extension ChatClient {
             case .updateSession(let update):
                 updateStoredSession(update)
             case .saveSnapshot:
-                saveSnapshot()
+                saveFailed = !saveSnapshot()
             case .snapshotChanged:
                 guard !snapshotSavePending else { break }
                 snapshotSavePending = true
@@ -190,6 +207,13 @@ extension ChatClient {
         guard paths[path] != nil else { return nil }
         defer { paths[path]!.queued.removeAll(keepingCapacity: true) }
         return paths[path]!.queued
+    }
+
+    /// Frames sealed with unsaved state were withheld on `path`: the path "refused" them
+    /// (with everything still queued there), so the machine queues them again.
+    private func refuseUnsaved(_ path: ChatSessionMachine.PathID) async {
+        guard paths[path] != nil else { return }
+        await batchEnded(path, sent: 0, failed: true)
     }
 
     private func batchEnded(_ path: ChatSessionMachine.PathID, sent: Int, failed: Bool) async {

@@ -71,13 +71,18 @@ extension ChatClient {
 
     /// Saves the machine's resumable state now (sealed, as the session's `ratchet` secret);
     /// nothing for an ephemeral session or before the channel is established.
-    func saveSnapshot() {
+    ///
+    /// - Returns: `false` when the store refused the save (reported as an error event).
+    @discardableResult
+    func saveSnapshot() -> Bool {
         snapshotSavePending = false
-        guard let store, let sessionID, let snapshot = machine?.resumeSnapshot() else { return }
+        guard let store, let sessionID, let snapshot = machine?.resumeSnapshot() else { return true }
         do {
             try store.saveSecret(snapshot.serialized(), kind: .ratchet, sessionID: sessionID)
+            return true
         } catch {
             continuation.yield(.error(ChatError(.storage, error.description)))
+            return false
         }
     }
 }

@@ -1,23 +1,27 @@
 public import Foundation
 import InvisoCrypto
+public import InvisoTime
 
 /// The server's clock and randomness, injected so tests control expiry, rate limits and
 /// generated identifiers.
 public struct ServerEnvironment: Sendable {
-    /// The current time.
-    public var now: @Sendable () -> Date
+    /// The clock (the package's one clock: a manual clock in tests).
+    public var clock: any InvisoClock
     /// `count` random bytes (join codes, room ids, connection ids).
     public var randomBytes: @Sendable (Int) -> [UInt8]
 
     /// Creates an environment.
-    public init(now: @escaping @Sendable () -> Date, randomBytes: @escaping @Sendable (Int) -> [UInt8]) {
-        self.now = now
+    public init(clock: any InvisoClock, randomBytes: @escaping @Sendable (Int) -> [UInt8]) {
+        self.clock = clock
         self.randomBytes = randomBytes
     }
 
+    /// The current wall-clock time.
+    public func now() -> Date { clock.wallClock }
+
     /// The wall clock and the system's cryptographic random number generator.
     public static let live = ServerEnvironment(
-        now: { Date() },
+        clock: SystemClock(),
         randomBytes: { count in
             var generator = SystemRandomNumberGenerator()
             return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import HummingbirdWSClient
 import InvisoServer
 import InvisoTesting
+import InvisoTime
 import InvisoWire
 import Logging
 import NIOCore
@@ -13,20 +14,6 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 
-/// A clock tests move by hand.
-final class ManualClock: Sendable {
-    private let current: Mutex<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        current = Mutex(start)
-    }
-
-    var now: Date { current.withLock { $0 } }
-
-    func advance(by seconds: TimeInterval) {
-        current.withLock { $0 = $0.addingTimeInterval(seconds) }
-    }
-}
 
 /// Deterministic bytes: InvisoTesting's SplitMix64 generator behind a lock (tests need
 /// distinct, repeatable ids).
@@ -60,7 +47,7 @@ struct TestServer: Sendable {
     ) async throws {
         let store = try store ?? SQLiteRoomStore.inMemory()
         let bytes = SeededBytes(seed: 42)
-        let environment = ServerEnvironment(now: { clock.now }, randomBytes: { bytes.next($0) })
+        let environment = ServerEnvironment(clock: clock, randomBytes: { bytes.next($0) })
         let logger = logger ?? Logger(label: "inviso.tests.server", factory: { _ in SwiftLogNoOpLogHandler() })
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.limits = limits
