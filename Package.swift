@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "InvisoMeshUDP",
             dependencies: [
-                "InvisoMesh", "InvisoCrypto",
+                "InvisoMesh", "InvisoCrypto", "InvisoTime",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -156,6 +156,7 @@ let package = Package(
                 "InvisoMesh",
                 "InvisoMeshUDP",
                 "InvisoMeshSimulation",
+                "InvisoTime",
                 "InvisoKit",
                 "InvisoStore",
                 .product(name: "Crypto", package: "swift-crypto"),

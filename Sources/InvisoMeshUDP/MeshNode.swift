@@ -1,4 +1,6 @@
+import Foundation
 public import InvisoMesh
+public import InvisoTime
 public import NIOCore
 
 /// A mesh node in a real process: a ``MeshNodeCore`` driven by a ``UDPMeshSocket`` and a
@@ -31,7 +33,7 @@ public actor MeshNode {
     private var core: MeshNodeCore
     private let socket: UDPMeshSocket
     private let discovery: MeshDiscovery?
-    private let clock: @Sendable () -> UInt64
+    private let clock: any InvisoClock
     private var neighbours: [LinkID: Neighbour] = [:]
     private var linksByAddress: [SocketAddress: LinkID] = [:]
     private var nextLink: UInt32 = 1
@@ -49,17 +51,18 @@ public actor MeshNode {
     ///   - discovery: finds more neighbours on the LAN (`nil`: only the configured ones and
     ///     those that send us packets); the node broadcasts its beacon every
     ///     ``beaconInterval`` and closes it when it stops.
-    ///   - clock: milliseconds since the Unix epoch (packet timestamps use it).
+    ///   - clock: the wall clock stamps packets (milliseconds since the Unix epoch); timers
+    ///     (announcements, beacons) sleep on it.
     public init(
         core: MeshNodeCore, socket: UDPMeshSocket, neighbours: [SocketAddress], discovery: MeshDiscovery? = nil,
-        clock: @escaping @Sendable () -> UInt64
+        clock: any InvisoClock = SystemClock()
     ) {
         self.core = core
         self.socket = socket
         self.discovery = discovery
         self.clock = clock
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
-        let now = clock()
+        let now = Self.milliseconds(clock)
         for address in neighbours where linksByAddress[address] == nil {
             let link = LinkID(nextLink)
             nextLink += 1
@@ -71,7 +74,7 @@ public actor MeshNode {
 
     /// Brings the configured links up and starts receiving and ticking.
     public func start() {
-        let now = clock()
+        let now = Self.milliseconds(clock)
         for link in neighbours.keys.sorted() {
             neighbours[link]?.isUp = true
             perform(core.linkUp(link, now: now))
@@ -83,10 +86,11 @@ public actor MeshNode {
                     await self?.received(datagram)
                 }
             })
+        let clock = clock
         tasks.append(
             Task { [weak self] in
                 while !Task.isCancelled, let delay = await self?.tick() {
-                    try? await Task.sleep(for: .milliseconds(delay))
+                    try? await clock.sleep(for: .milliseconds(delay))
                 }
             })
         if let discovery {
@@ -100,7 +104,7 @@ public actor MeshNode {
                 Task {
                     while !Task.isCancelled {
                         discovery.announce()
-                        try? await Task.sleep(for: .milliseconds(Self.beaconInterval))
+                        try? await clock.sleep(for: .milliseconds(Self.beaconInterval))
                     }
                 })
         }
@@ -118,14 +122,14 @@ public actor MeshNode {
     /// Sends a public message.
     /// - Throws: ``MeshWireError`` when the text does not fit a message.
     public func sendPublic(_ text: String) throws(MeshWireError) {
-        perform(try core.sendPublic(text, now: clock()))
+        perform(try core.sendPublic(text, now: Self.milliseconds(clock)))
     }
 
     /// Queues a private message; it is resent until `peer` acknowledges it.
     /// - Returns: the message ID, which ``MeshNodeCore/Event/delivered(id:to:)`` reports.
     /// - Throws: ``MeshWireError`` when the text is longer than 255 bytes.
     public func sendPrivate(_ text: String, to peer: PeerID) throws(MeshWireError) -> String {
-        let (id, actions) = try core.sendPrivate(text, to: peer, now: clock())
+        let (id, actions) = try core.sendPrivate(text, to: peer, now: Self.milliseconds(clock))
         perform(actions)
         return id
     }
@@ -134,7 +138,7 @@ public actor MeshNode {
     public var knownPeers: [MeshNodeCore.Peer] { core.knownPeers }
 
     /// The peers heard from recently.
-    public var presentPeers: [MeshNodeCore.Peer] { core.presentPeers(now: clock()) }
+    public var presentPeers: [MeshNodeCore.Peer] { core.presentPeers(now: Self.milliseconds(clock)) }
 
     /// Private messages not yet acknowledged, to persist.
     public var pendingPrivateMessages: [PrivateOutbox.Entry] { core.pendingPrivateMessages }
@@ -147,7 +151,7 @@ public actor MeshNode {
     /// ``maximumLinks`` neighbours.
     public func addNeighbour(_ address: SocketAddress) {
         guard linksByAddress[address] == nil, neighbours.count < Self.maximumLinks else { return }
-        let now = clock()
+        let now = Self.milliseconds(clock)
         let link = makeNeighbour(address, now: now)
         neighbours[link]?.isUp = true
         perform(core.linkUp(link, now: now))
@@ -166,7 +170,7 @@ public actor MeshNode {
     // MARK: - Driving the core
 
     private func received(_ datagram: UDPMeshSocket.Datagram) {
-        let now = clock()
+        let now = Self.milliseconds(clock)
         guard let frame = try? MeshFrame(decoding: datagram.bytes) else { return }
         let link: LinkID
         if let known = linksByAddress[datagram.sender] {
@@ -186,7 +190,7 @@ public actor MeshNode {
 
     /// Runs due timers; returns how long to sleep (ms).
     private func tick() -> UInt64 {
-        let now = clock()
+        let now = Self.milliseconds(clock)
         for (link, neighbour) in neighbours.sorted(by: { $0.key < $1.key })
         where neighbour.isUp && now >= neighbour.lastHeard &+ Self.linkTimeout {
             neighbours[link]?.isUp = false
@@ -208,5 +212,10 @@ public actor MeshNode {
                 continuation.yield(event)
             }
         }
+    }
+
+    /// Milliseconds since the Unix epoch on `clock`'s wall clock (BitChat's packet time).
+    static func milliseconds(_ clock: any InvisoClock) -> UInt64 {
+        UInt64(max(0, clock.wallClock.timeIntervalSince1970 * 1_000))
     }
 }

@@ -1,3 +1,4 @@
+public import InvisoTime
 public import InvisoMesh
 public import NIOCore
 
@@ -16,10 +17,10 @@ public final class UDPMeshLink: MeshLink {
     /// The neighbour's peer ID once its announcement named it.
     public var peer: PeerID?
     private let socket: UDPMeshSocket
-    private let clock: @Sendable () -> UInt64
+    private let clock: any InvisoClock
 
     /// A link to `address` over `socket`; `clock` stamps acknowledgements (ms since the epoch).
-    public init(id: LinkID, address: SocketAddress, socket: UDPMeshSocket, clock: @escaping @Sendable () -> UInt64) {
+    public init(id: LinkID, address: SocketAddress, socket: UDPMeshSocket, clock: any InvisoClock) {
         self.id = id
         self.address = address
         self.socket = socket
@@ -28,7 +29,7 @@ public final class UDPMeshLink: MeshLink {
 
     /// Sends `frame` (one datagram); a frame that cannot be encoded is dropped.
     public func send(_ frame: MeshFrame) {
-        guard let datagrams = try? frame.datagrams(to: peer, timestamp: clock()) else { return }
+        guard let datagrams = try? frame.datagrams(to: peer, timestamp: MeshNode.milliseconds(clock)) else { return }
         for bytes in datagrams { socket.send(bytes, to: address) }
     }
 }

@@ -221,7 +221,8 @@ public struct SignalingServer: Sendable {
             let interval = server.configuration.limits.sweepInterval
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 do {
-                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+                    let clock = server.environment.clock
+                    try await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
                 } catch {
                     return  // shutting down
                 }

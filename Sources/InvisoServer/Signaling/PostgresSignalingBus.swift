@@ -1,3 +1,4 @@
+public import InvisoTime
 public import Logging
 import NIOCore
 public import PostgresNIO
@@ -58,6 +59,8 @@ public final class PostgresSignalingBus: SignalingBus {
     private let publishClient: PostgresClient
     private let listenClient: PostgresClient
     private let logger: Logger
+    /// Heartbeats, retries and clean-ups sleep on it.
+    private let clock: any InvisoClock
     /// Why the channel or instance ID cannot be used, reported by ``run()``.
     private let configurationProblem: String?
     private let state = Mutex(State())
@@ -89,8 +92,10 @@ public final class PostgresSignalingBus: SignalingBus {
         configuration: PostgresClient.Configuration,
         channel: String = "inviso_signaling",
         instanceID: String = PostgresSignalingBus.randomInstanceID(),
+        clock: any InvisoClock = SystemClock(),
         logger: Logger
     ) {
+        self.clock = clock
         var logger = logger
         logger[metadataKey: "inviso.bus.instance"] = "\(instanceID)"
         logger[metadataKey: "inviso.bus.channel"] = "\(channel)"
@@ -248,7 +253,7 @@ extension PostgresSignalingBus {
             let (phase, listening) = state.withLock { ($0.phase, $0.listening) }
             if listening { return }
             if phase == .stopped { throw Self.stoppedError }
-            try await Task.sleep(for: .milliseconds(10))
+            try await clock.sleep(for: .milliseconds(10))
         }
     }
 }
@@ -364,7 +369,7 @@ extension PostgresSignalingBus: Service {
         state.withLock { state in
             guard !state.workStopped else { return }
             state.forcedClose = Task.detached {
-                do { try await Task.sleep(for: Self.shutdownGrace) } catch { return }
+                do { try await self.clock.sleep(for: Self.shutdownGrace) } catch { return }
                 logger.warning("the bus did not stop within \(Self.shutdownGrace); closing its connections")
                 clients.cancel()
             }
@@ -434,7 +439,7 @@ extension PostgresSignalingBus {
                     "cannot create the spill table; retrying",
                     metadata: ["error": "\(Self.describe(error))", "retry.in": "\(delay)"]
                 )
-                do { try await Task.sleep(for: delay) } catch { return false }
+                do { try await clock.sleep(for: delay) } catch { return false }
                 delay = min(delay * 2, Self.maximumRetryDelay)
             }
         }
@@ -513,7 +518,7 @@ extension PostgresSignalingBus {
                 if Task.isCancelled { return }
                 logger.warning("cannot delete old spilled messages", metadata: ["error": "\(Self.describe(error))"])
             }
-            do { try await Task.sleep(for: Self.spillCleanupInterval) } catch { return }
+            do { try await clock.sleep(for: Self.spillCleanupInterval) } catch { return }
         }
     }
 }
@@ -547,7 +552,7 @@ extension PostgresSignalingBus {
                 "not listening; notifications sent until it listens again are lost",
                 metadata: ["reason": "\(reason)", "retry.in": "\(delay)"]
             )
-            do { try await Task.sleep(for: delay) } catch { return }
+            do { try await clock.sleep(for: delay) } catch { return }
             delay = min(delay * 2, Self.maximumRetryDelay)
         }
     }
@@ -575,7 +580,7 @@ extension PostgresSignalingBus {
     /// silently is noticed.
     private func heartbeat(_ connection: PostgresConnection) async throws {
         while true {
-            try await Task.sleep(for: Self.heartbeatInterval)
+            try await clock.sleep(for: Self.heartbeatInterval)
             let answered = try await withThrowingTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     try Self.checkOpen(connection)
@@ -583,7 +588,7 @@ extension PostgresSignalingBus {
                     return true
                 }
                 group.addTask {
-                    try await Task.sleep(for: Self.heartbeatTimeout)
+                    try await self.clock.sleep(for: Self.heartbeatTimeout)
                     return false
                 }
                 let answered = try await group.next() ?? false

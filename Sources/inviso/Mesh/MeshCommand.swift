@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import InvisoMesh
 import InvisoMeshUDP
+import InvisoTime
 import NIOCore
 import NIOPosix
 
@@ -84,11 +85,6 @@ struct MeshCommand: AsyncParsableCommand {
         }
         await session.run()
     }
-
-    /// Milliseconds since the Unix epoch.
-    @Sendable static func wallClock() -> UInt64 {
-        UInt64(Date().timeIntervalSince1970 * 1_000)
-    }
 }
 
 /// One running `inviso mesh`: the node, its state file, and the input loop.
@@ -132,7 +128,7 @@ private struct MeshCLISession {
             }
         }
         let node = MeshNode(
-            core: core, socket: socket, neighbours: neighbours, discovery: discovery, clock: MeshCommand.wallClock)
+            core: core, socket: socket, neighbours: neighbours, discovery: discovery, clock: SystemClock())
         output.started(identity: identity, nick: command.nick, port: socket.localPort ?? command.port, pending: outbox.count)
         await node.start()
         return MeshCLISession(node: node, state: state, output: output)
