@@ -6,6 +6,8 @@ public import InvisoStore
 public import InvisoTime
 public import InvisoWire
 public import Logging
+import NIOCore
+import NIOPosix
 
 /// One end-to-end encrypted chat session with one peer over the rendezvous server: the
 /// driver of a ``ChatSessionMachine`` behind `inviso invite` / `inviso join` and any app UI
@@ -39,6 +41,19 @@ public import Logging
 public actor ChatClient {
     /// The events, in order; finishes after ``ChatEvent/closed(_:)``.
     public nonisolated let events: AsyncStream<ChatEvent>
+
+    /// The threads sessions run on: a client's work, store calls included (SQLite and
+    /// sealing block), runs on one of these instead of Swift's cooperative pool, so a slow
+    /// disk never holds up the pool's few threads (and the timers and sockets of everything
+    /// else). No channel is registered on them.
+    static let executorGroup = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+
+    /// The event loop this client's actor runs on.
+    nonisolated let executorLoop: any EventLoop
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executorLoop.executor.asUnownedSerialExecutor()
+    }
 
     let continuation: AsyncStream<ChatEvent>.Continuation
     let configuration: Configuration
@@ -112,6 +127,7 @@ public actor ChatClient {
         clock: any InvisoClock, http: (any HTTPTransport)?, logger: Logger,
         frameTap: (@Sendable (ChatPath, [UInt8]) -> Void)?
     ) {
+        self.executorLoop = Self.executorGroup.next()
         self.configuration = configuration
         self.store = configuration.isEphemeral ? nil : store
         self.random = AnyGenerator(generator: random)
