@@ -114,6 +114,7 @@ enum ChatFixture {
         configuration.pairingTimeout = .seconds(600)
         // The relay only, unless a test turns the direct path on (`direct`).
         configuration.direct = nil
+        configuration.directCandidatesTimeout = .seconds(180)
         return configuration
     }
 
@@ -133,9 +134,15 @@ enum ChatFixture {
     }
 
     /// The direct path on loopback only.
+    /// The direct path on loopback only, with timeouts that a loaded host (the whole suite
+    /// in parallel beside busy loops) cannot hit: the session makes one attempt, and a
+    /// handshake that misses a 5 s deadline would leave it on the relay for good.
     static var direct: DirectConfiguration {
         var direct = DirectConfiguration()
         direct.host = "127.0.0.1"
+        direct.handshakeTimeout = .seconds(120)
+        direct.dialTimeout = .seconds(120)
+        direct.connectTimeout = .seconds(180)
         return direct
     }
 
