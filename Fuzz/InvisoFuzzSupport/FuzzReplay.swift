@@ -39,6 +39,19 @@ package enum FuzzReplay {
         exit(0)
     }
 
+    /// ``main(tool:arguments:seeds:run:)`` for this process's arguments, with seeds named
+    /// by their position (`000`, `001`, …).
+    package static func main(tool: String, seeds: [[UInt8]], run: ([UInt8]) -> Void) -> Never {
+        main(
+            tool: tool, arguments: Array(CommandLine.arguments.dropFirst()),
+            seeds: { seeds.enumerated().map { (String(format: "%03d", $0.offset), $0.element) } }, run: run)
+    }
+
+    /// A libFuzzer input as an array (libFuzzer may pass no pointer for an empty input).
+    package static func bytes(_ data: UnsafePointer<UInt8>?, _ count: Int) -> [UInt8] {
+        data.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? []
+    }
+
     /// Writes every seed to `directory` as `seed-<name>` (created if needed); returns how many.
     static func write(_ seeds: [(name: String, bytes: [UInt8])], to directory: String) -> Int {
         let url = URL(fileURLWithPath: directory, isDirectory: true)

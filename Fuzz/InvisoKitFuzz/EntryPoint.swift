@@ -1,26 +1,15 @@
-// Entry point of the InvisoKit fuzz target (docs/fuzzing.md).
-//
-// Fuzzing build (`--sanitize=fuzzer -Xswiftc -DINVISO_FUZZING`): libFuzzer provides `main`
-// and calls `LLVMFuzzerTestOneInput`. Normal build: a replay tool over files/directories,
-// or `--write-seeds DIR` to write the seed corpus.
+// InvisoKitFuzz (docs/fuzzing.md): libFuzzer's entry in the fuzzing build
+// (`-DINVISO_FUZZING`), the replay tool (`FILE|DIR...`, `--write-seeds DIR`) otherwise.
+internal import InvisoFuzzSupport
 
 #if INVISO_FUZZING
 @_cdecl("LLVMFuzzerTestOneInput")
 func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    KitFuzzTarget.run(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    KitFuzzTarget.run(FuzzReplay.bytes(data, size))
     return 0
 }
 #else
-import Foundation
-import InvisoFuzzSupport
-
-@main
-enum EntryPoint {
-    static func main() {
-        FuzzReplay.main(
-            tool: "InvisoKitFuzz", arguments: Array(CommandLine.arguments.dropFirst()),
-            seeds: { KitFuzzTarget.seeds().enumerated().map { (String(format: "%03d", $0.offset), $0.element) } },
-            run: KitFuzzTarget.run)
-    }
+@main enum EntryPoint {
+    static func main() { FuzzReplay.main(tool: "InvisoKitFuzz", seeds: KitFuzzTarget.seeds(), run: KitFuzzTarget.run) }
 }
 #endif

@@ -6,7 +6,7 @@ import Logging
 
 // MARK: - Running the machine: the task group, actions, paths and timers
 
-extension ChatClient {
+extension ChatClient: TimerDriving {
     /// Starts the session's I/O around a new machine: the task group, the signaling
     /// socket with the relay path, the expiry sweep; then the machine's first actions.
     func begin(_ machine: ChatSessionMachine) async {
@@ -69,14 +69,9 @@ extension ChatClient {
                 continuation.yield(event)
                 if case .closed = event { continuation.finish() }
             case .arm(let timer, let deadline):
-                let generation = bumpTimer(timer)
-                let clock = clock
-                spawn { [weak self] in
-                    do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-                    await self?.timerFired(timer, generation: generation)
-                }
+                arm(timer, at: deadline)
             case .cancel(let timer):
-                bumpTimer(timer)
+                timers.cancel(timer)
             case .joinRoom(let roomID):
                 if let signaling, let deviceID { try? await signaling.join(roomID: roomID, deviceID: deviceID) }
             case .updateSession(let update):
@@ -128,16 +123,8 @@ extension ChatClient {
 
     // MARK: Timers
 
-    @discardableResult
-    private func bumpTimer(_ timer: ChatSessionMachine.Timer) -> UInt64 {
-        let generation = (timerGenerations[timer] ?? 0) &+ 1
-        timerGenerations[timer] = generation
-        return generation
-    }
-
-    private func timerFired(_ timer: ChatSessionMachine.Timer, generation: UInt64) async {
-        guard timerGenerations[timer] == generation else { return }
-        bumpTimer(timer)
+    func timerFired(_ timer: ChatSessionMachine.Timer, generation: UInt64) async {
+        guard timers.fire(timer, generation: generation) else { return }
         await feed(.timerFired(timer))
     }
 

@@ -8,7 +8,7 @@ import Synchronization
 
 // MARK: - The machine's actions, and one connection
 
-extension SignalingClient {
+extension SignalingClient: TimerDriving {
     private enum Upgrade: Sendable {
         case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
         case refused
@@ -88,14 +88,9 @@ extension SignalingClient {
                 }
                 continuation.yield(event)
             case .arm(let timer, let deadline):
-                let generation = bump(timer)
-                let clock = clock
-                spawn { [weak self] in
-                    do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
-                    await self?.timerFired(timer, generation: generation)
-                }
+                arm(timer, at: deadline)
             case .cancel(let timer):
-                bump(timer)
+                timers.cancel(timer)
             case .finish:
                 jobs?.finish()
                 jobs = nil
@@ -103,20 +98,12 @@ extension SignalingClient {
         }
     }
 
-    private func spawn(_ job: @escaping @Sendable () async -> Void) {
+    func spawn(_ job: @escaping @Sendable () async -> Void) {
         jobs?.yield(job)
     }
 
-    @discardableResult
-    private func bump(_ timer: SignalingMachine.Timer) -> UInt64 {
-        let generation = (timerGenerations[timer] ?? 0) &+ 1
-        timerGenerations[timer] = generation
-        return generation
-    }
-
-    private func timerFired(_ timer: SignalingMachine.Timer, generation: UInt64) async {
-        guard timerGenerations[timer] == generation else { return }
-        bump(timer)
+    func timerFired(_ timer: SignalingMachine.Timer, generation: UInt64) async {
+        guard timers.fire(timer, generation: generation) else { return }
         if timer == .pong, let pongLog, let id = openConnection {
             // The event loop saw the pong even if the reader has not got to it yet.
             let latest = pongLog.latest.load(ordering: .relaxed)

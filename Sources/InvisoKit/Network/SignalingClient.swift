@@ -76,7 +76,7 @@ public actor SignalingClient {
     var started = false
     /// Child tasks of ``run()``.
     var jobs: AsyncStream<@Sendable () async -> Void>.Continuation?
-    var timerGenerations: [SignalingMachine.Timer: UInt64] = [:]
+    var timers = TimerGenerations<SignalingMachine.Timer>()
 
     /// Creates a client; nothing happens until ``run()``.
     ///

@@ -335,47 +335,12 @@ enum RESTField {
 
 // MARK: - Decoding through the validating parsers
 
-// Every request type decodes through its `init(json:)`, so a `JSONDecoder` applies exactly
-// the server's validation: there is no unchecked `Codable` path into these types.
-
-extension CreateRoomRequest {
-    /// Decodes through ``init(json:)`` (the same validation as the server's parser).
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension AcceptRoomRequest {
-    /// Decodes through ``init(json:)`` (the same validation as the server's parser).
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension CheckRoomRequest {
-    /// Decodes through ``init(json:)`` (the same validation as the server's parser).
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension DeleteRoomRequest {
-    /// Decodes through ``init(json:)`` (the same validation as the server's parser).
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension PurgeRequest {
-    /// Decodes through ``init(json:)`` (the same validation as the server's parser).
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension DeviceRequest {
-    /// Decodes through ``init(json:)`` (the same validation as the server's parser).
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
+// Every request type decodes through its `init(json:)` (``ValidatedJSONDecodable``), so a
+// `JSONDecoder` applies exactly the server's validation: there is no unchecked `Codable`
+// path into these types.
+extension CreateRoomRequest: ValidatedJSONDecodable {}
+extension AcceptRoomRequest: ValidatedJSONDecodable {}
+extension CheckRoomRequest: ValidatedJSONDecodable {}
+extension DeleteRoomRequest: ValidatedJSONDecodable {}
+extension PurgeRequest: ValidatedJSONDecodable {}
+extension DeviceRequest: ValidatedJSONDecodable {}

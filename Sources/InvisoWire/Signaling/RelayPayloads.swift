@@ -267,47 +267,11 @@ extension RelayKind {
 
 // MARK: - Decoding through the validating parsers
 
-// Every payload decodes through its `init(json:)`, so a `JSONDecoder` applies exactly the
-// validation of the parser: there is no unchecked `Codable` path into these types.
-
-extension WebRTCOffer {
-    /// Decodes through ``init(json:)``.
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension WebRTCAnswer {
-    /// Decodes through ``init(json:)``.
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension ICECandidateMessage {
-    /// Decodes through ``init(json:)``.
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension KeyExchange {
-    /// Decodes through ``init(json:)``.
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension KeyExchangeComplete {
-    /// Decodes through ``init(json:)``.
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
-
-extension TransportCandidates {
-    /// Decodes through ``init(json:)``.
-    public init(from decoder: any Decoder) throws {
-        try self.init(json: JSONObject(from: decoder))
-    }
-}
+// Every payload decodes through its `init(json:)` (``ValidatedJSONDecodable``), so a
+// `JSONDecoder` applies exactly the parser's validation.
+extension WebRTCOffer: ValidatedJSONDecodable {}
+extension WebRTCAnswer: ValidatedJSONDecodable {}
+extension ICECandidateMessage: ValidatedJSONDecodable {}
+extension KeyExchange: ValidatedJSONDecodable {}
+extension KeyExchangeComplete: ValidatedJSONDecodable {}
+extension TransportCandidates: ValidatedJSONDecodable {}
