@@ -27,25 +27,36 @@ public import InvisoWire
 public struct SignalingMachine: Sendable {
     /// Timing, limits and the reconnect schedule.
     public struct Configuration: Sendable {
+        /// Time between control-frame pings (25 s).
         public var pingInterval: Duration = .seconds(25)
+        /// How long a ping's pong may take (10 s; may be longer than the interval).
         public var pongTimeout: Duration = .seconds(10)
+        /// How long opening a connection may take (10 s).
         public var connectTimeout: Duration = .seconds(10)
+        /// When to reconnect after a loss.
         public var reconnect = ReconnectPolicy()
+        /// The largest message received, assembled from fragments (64 KiB).
         public var maxMessageBytes = 64 * 1024
 
+        /// The defaults.
         public init() {}
     }
 
     /// A WebSocket frame as the machine sees it (the driver converts NIO's).
     public struct Frame: Sendable, Equatable {
+        /// The frame kinds the machine tells apart (`other`: reserved opcodes, ignored).
         public enum Opcode: Sendable, Equatable {
             case text, binary, continuation, ping, pong, close, other
         }
 
+        /// The kind.
         public var opcode: Opcode
+        /// Whether this is a message's last fragment.
         public var fin: Bool
+        /// The payload, unmasked.
         public var payload: [UInt8]
 
+        /// A frame.
         public init(opcode: Opcode, fin: Bool = true, payload: [UInt8]) {
             self.opcode = opcode
             self.fin = fin
@@ -73,13 +84,17 @@ public struct SignalingMachine: Sendable {
         case closeConnection
         /// Send a text message on the open connection.
         case send(ClientMessage)
-        /// Send a control frame.
+        /// Send a ping with this payload.
         case sendPing([UInt8])
+        /// Answer a ping with its payload.
         case sendPong([UInt8])
+        /// Send a close frame with this code.
         case sendClose(code: UInt16)
         /// Report an event.
         case emit(SignalingEvent)
+        /// Wake the machine at an instant (replacing an armed timer of the same kind).
         case arm(Timer, at: ClockInstant)
+        /// Forget an armed timer.
         case cancel(Timer)
         /// The client is done: finish the events.
         case finish
@@ -87,15 +102,21 @@ public struct SignalingMachine: Sendable {
 
     /// Where the connection is.
     public enum Phase: Sendable, Equatable {
+        /// Not started.
         case idle
+        /// A connection is being opened.
         case connecting
         /// The WebSocket is open; `greeted` once the server said `connected`.
         case open(greeted: Bool)
+        /// Waiting to reconnect.
         case backingOff
+        /// Closed for good (``close()``, ``leave(at:)`` or gave up).
         case closed
     }
 
+    /// Timing and limits.
     public let configuration: Configuration
+    /// Where the connection is.
     public private(set) var phase = Phase.idle
     /// The current connection's number.
     public private(set) var connection: UInt64 = 0
@@ -110,6 +131,7 @@ public struct SignalingMachine: Sendable {
     private var fragments: [UInt8] = []
     private var fragmentOpcode: Frame.Opcode?
 
+    /// A machine that has not connected yet; `random` draws the reconnect jitter.
     public init(configuration: Configuration, random: some RandomNumberGenerator & Sendable) {
         self.configuration = configuration
         self.random = AnyGenerator(generator: random)

@@ -205,9 +205,21 @@ public struct ChatSessionMachine: Sendable {
         case finish(Closing)
     }
 
-    /// Where the direct-path attempt is.
+    /// Where the direct-path attempt is (one attempt per session; it never changes the
+    /// session's state: on any failure the session stays on the relay).
     public enum DirectPhase: Sendable, Equatable {
-        case idle, binding, listening, connecting, connected, finished
+        /// Not started: the channel is not secured yet.
+        case idle
+        /// The listener is being bound.
+        case binding
+        /// Our candidates were sent; waiting for the peer's.
+        case listening
+        /// The connector is racing for a connection.
+        case connecting
+        /// The direct connection became a path (it may have dropped since).
+        case connected
+        /// Over without a direct path, or the direct path is off.
+        case finished
     }
 
     /// One item sent on a path and not yet reported sent.
