@@ -193,6 +193,7 @@ extension ChatClient: TimerDriving {
     private func takeQueued(_ path: ChatSessionMachine.PathID) -> [ChatSessionMachine.Outgoing]? {
         guard paths[path] != nil else { return nil }
         defer { paths[path]!.queued.removeAll(keepingCapacity: true) }
+        if !paths[path]!.queued.isEmpty { paths[path]!.sending = true }
         return paths[path]!.queued
     }
 
@@ -204,6 +205,11 @@ extension ChatClient: TimerDriving {
     }
 
     private func batchEnded(_ path: ChatSessionMachine.PathID, sent: Int, failed: Bool) async {
+        paths[path]?.sending = false
+        if path == .relay {
+            for waiter in relayBatchWaiters { waiter.resume() }
+            relayBatchWaiters.removeAll()
+        }
         guard failed else {
             await feed(.sent(path: path, count: sent))
             return
@@ -230,7 +236,13 @@ extension ChatClient: TimerDriving {
     /// the signaling socket, deletes the room and purges the device (leaving), wipes or
     /// keeps the stored session, closes every path, then ends the task group.
     private func finish(_ closing: ChatSessionMachine.Closing) async {
-        if closing.flushesRelay, let relay, let queued = paths[.relay]?.queued {
+        if closing.flushesRelay, let relay {
+            // The abort frame goes out before `leave_room`: after the batch the relay's
+            // sender is writing (if any), then what is still queued.
+            if paths[.relay]?.sending == true {
+                await withCheckedContinuation { relayBatchWaiters.append($0) }
+            }
+            let queued = paths[.relay]?.queued ?? []
             paths[.relay]?.queued.removeAll()
             for case .frame(let frame) in queued { try? await relay.send(frame) }
         }

@@ -97,7 +97,13 @@ public actor ChatClient {
         let transport: any FrameTransport
         var queued: [ChatSessionMachine.Outgoing] = []
         let doorbell: AsyncStream<Void>.Continuation
+        /// A batch taken from `queued` is being written.
+        var sending = false
     }
+
+    /// Waiting for the relay's batch in progress to end (a closing pairing failure lets its
+    /// abort frame out first).
+    var relayBatchWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// Creates a session; nothing happens until ``invite()`` or ``join(_:)``.
     ///
