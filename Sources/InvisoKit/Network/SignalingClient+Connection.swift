@@ -94,6 +94,8 @@ extension SignalingClient: TimerDriving {
             case .finish:
                 jobs?.finish()
                 jobs = nil
+                for waiter in finishWaiters { waiter.resume() }
+                finishWaiters.removeAll()
             }
         }
     }

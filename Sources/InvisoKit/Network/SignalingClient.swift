@@ -38,6 +38,8 @@ public actor SignalingClient {
         public var reconnect = ReconnectPolicy()
         /// The largest message sent or received (the server's limit, 64 KiB).
         public var maxMessageBytes = 64 * 1024
+        /// How long ``SignalingClient/leave()`` waits for the server's `left_room` (5 s).
+        public var leaveTimeout: Duration = .seconds(5)
 
         /// Creates a configuration with the defaults above.
         public init(endpoint: ServerEndpoint) {
@@ -51,6 +53,7 @@ public actor SignalingClient {
             machine.connectTimeout = connectTimeout
             machine.reconnect = reconnect
             machine.maxMessageBytes = maxMessageBytes
+            machine.leaveTimeout = leaveTimeout
             return machine
         }
     }
@@ -71,6 +74,8 @@ public actor SignalingClient {
     var openConnection: UInt64?
     /// The open connection's pongs, as its event loop saw them.
     var pongLog: PongLog?
+    /// ``leave()`` callers waiting for the machine to finish.
+    var finishWaiters: [CheckedContinuation<Void, Never>] = []
     /// Connections being opened, so that a timed-out one can be abandoned.
     var pending: [UInt64: PendingConnection] = [:]
     var started = false
@@ -138,8 +143,14 @@ public actor SignalingClient {
 
     /// Leaves the active room (`leave_room`, so the peer sees `peer_left`), stops watching
     /// codes and closes like ``close()``: no reconnect follows.
+    ///
+    /// Returns once the server confirmed (`left_room`, so everything sent before was handled
+    /// — a REST call made next cannot overtake it), the connection ended, or
+    /// ``Configuration/leaveTimeout`` passed.
     public func leave() async {
         await perform(machine.leave(at: clock.now))
+        guard machine.phase != .closed else { return }
+        await withCheckedContinuation { finishWaiters.append($0) }
     }
 
     // MARK: - Requests

@@ -37,6 +37,9 @@ public struct SignalingMachine: Sendable {
         public var reconnect = ReconnectPolicy()
         /// The largest message received, assembled from fragments (64 KiB).
         public var maxMessageBytes = 64 * 1024
+        /// How long ``SignalingMachine/leave(at:)`` waits for the server's `left_room`
+        /// before closing anyway (5 s).
+        public var leaveTimeout: Duration = .seconds(5)
 
         /// The defaults.
         public init() {}
@@ -74,6 +77,8 @@ public struct SignalingMachine: Sendable {
         case pong
         /// Time to try again after a loss.
         case backoff
+        /// Leaving: the server's `left_room` must have come by then.
+        case leave
     }
 
     /// What the driver must do, in order.
@@ -108,6 +113,10 @@ public struct SignalingMachine: Sendable {
         case connecting
         /// The WebSocket is open; `greeted` once the server said `connected`.
         case open(greeted: Bool)
+        /// `leave_room` is sent; waiting for the server's `left_room`, which says that it
+        /// handled everything sent before (a REST call made after the leave cannot overtake
+        /// the socket's last messages then).
+        case leaving
         /// Waiting to reconnect.
         case backingOff
         /// Closed for good (``close()``, ``leave(at:)`` or gave up).
@@ -164,13 +173,15 @@ public struct SignalingMachine: Sendable {
         switch phase {
         case .connecting: return lost(.connectFailed, at: now)
         case .open: return lost(.connectionLost, at: now)
+        case .leaving: return finishClosing()
         default: return []
         }
     }
 
     /// A frame on connection `id`.
     public mutating func received(_ frame: Frame, on id: UInt64, at now: ClockInstant) -> [Action] {
-        guard id == connection, case .open = phase else { return [] }
+        guard id == connection, phase == .leaving || phase == .open(greeted: true) || phase == .open(greeted: false)
+        else { return [] }
         switch frame.opcode {
         case .ping:
             return [.sendPong(frame.payload)]
@@ -220,6 +231,8 @@ public struct SignalingMachine: Sendable {
             return []
         case (.backoff, .backingOff):
             return connect(at: now)
+        case (.leave, .leaving):
+            return close()
         default:
             return []
         }
@@ -242,13 +255,21 @@ public struct SignalingMachine: Sendable {
     }
 
     /// Leaves the room (`leave_room` when connected), forgets the watched codes, and closes.
+    ///
+    /// With a room and an open connection the machine sends `leave_room` and waits for the
+    /// server's `left_room` (at most ``Configuration/leaveTimeout``) before it closes, so
+    /// that whatever was sent before — a pairing's abort frame — is handled first.
     public mutating func leave(at now: ClockInstant) -> [Action] {
-        guard phase != .closed else { return [] }
-        var actions: [Action] = []
-        if activeRoom != nil, case .open = phase { actions.append(.send(.leaveRoom)) }
+        guard phase != .closed, phase != .leaving else { return [] }
+        let inRoom = activeRoom != nil
         activeRoom = nil
         watched.removeAll()
-        return actions + close()
+        guard inRoom, case .open = phase else { return close() }
+        phase = .leaving
+        return [
+            .send(.leaveRoom), .cancel(.ping), .cancel(.pong),
+            .arm(.leave, at: now.advanced(by: configuration.leaveTimeout)),
+        ]
     }
 
     /// Closes for good: a 1000 close frame when open; no reconnect follows.
@@ -256,12 +277,16 @@ public struct SignalingMachine: Sendable {
         guard phase != .closed else { return [] }
         var actions: [Action] = Timer.allCases.map { .cancel($0) }
         switch phase {
-        case .open: actions += [.sendClose(code: 1000), .closeConnection]
+        case .open, .leaving: actions += [.sendClose(code: 1000), .closeConnection]
         case .connecting: actions.append(.closeConnection)
         default: break
         }
+        return actions + finishClosing()
+    }
+
+    private mutating func finishClosing() -> [Action] {
         phase = .closed
-        return actions + [.emit(.disconnected(.closedByUser)), .finish]
+        return [.emit(.disconnected(.closedByUser)), .finish]
     }
 
     // MARK: Internals
@@ -274,6 +299,8 @@ public struct SignalingMachine: Sendable {
 
     /// The connection is gone: report it, then back off or give up.
     private mutating func lost(_ reason: SignalingDisconnectReason, at now: ClockInstant) -> [Action] {
+        // Leaving: the connection ending is the end; no reconnect.
+        if phase == .leaving { return [.cancel(.leave)] + finishClosing() }
         let wasGreeted = phase == .open(greeted: true)
         if wasGreeted { attempt = 0 }
         var actions: [Action] = [.cancel(.connect), .cancel(.ping), .cancel(.pong), .emit(.disconnected(reason))]
@@ -324,6 +351,8 @@ public struct SignalingMachine: Sendable {
             return [.emit(.serverError(text))]
         case .roomFull:
             return [.emit(.serverError(ServerMessage.roomFullText))]
+        case .leftRoom where phase == .leaving:
+            return close()
         case .leftRoom(let roomID?) where roomID == activeRoom?.roomID:
             activeRoom = nil
             return [.emit(.roomClosed(roomID: roomID))]

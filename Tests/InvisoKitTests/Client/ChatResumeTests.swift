@@ -151,4 +151,27 @@ struct ChatResumeTests {
             #expect(await client.state == .idle)
         }
     }
+
+    /// The store stops taking the session's state (another process deleted it): a message
+    /// sealed after that is withheld — a frame sealed with state the store does not hold
+    /// would be sealed again with the same keys after a crash — and the failure is reported.
+    @Test func framesSealedWithUnsavedStateAreWithheld() async throws {
+        try await Self.withServerAndStore { server, store in
+            let alice = ChatFixture.client(server, seed: 1, store: store)
+            let bob = ChatFixture.client(server, seed: 2)
+            let invite = try await alice.0.invite()
+            try await bob.0.join(invite.text)
+            try await ChatFixture.exchange(alice, bob, count: 2)
+            let sessionID = try #require(await alice.0.sessionID)
+            try store.leaveSession(id: sessionID)
+            _ = try await alice.0.send(text: "sealed with unsaved state")
+            try await alice.1.wait("the storage error") { $0.errors.contains(.storage) }
+            // Withheld: it never reaches bob (2 s is ample for a delivered frame here).
+            try await Task.sleep(for: .seconds(2))
+            #expect(bob.1.messages.count == 2)
+            #expect(await alice.0.unacknowledgedCount == 1)
+            await alice.0.leave()
+            await bob.0.leave()
+        }
+    }
 }

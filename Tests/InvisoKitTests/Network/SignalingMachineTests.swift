@@ -160,16 +160,40 @@ struct SignalingMachineTests {
         #expect(Self.emitted(first).contains { if case .reconnecting(1, _) = $0 { true } else { false } })
     }
 
-    @Test func leaveSendsLeaveRoomThenClosesForGood() {
+    @Test func leaveWaitsForLeftRoomThenClosesForGood() {
         var machine = Self.greeted()
         _ = machine.join(roomID: "room", deviceID: "dev")
         let actions = machine.leave(at: Self.at(1))
-        #expect(actions.first == .send(.leaveRoom))
-        #expect(actions.suffix(4) == [.sendClose(code: 1000), .closeConnection, .emit(.disconnected(.closedByUser)), .finish])
-        #expect(machine.activeRoom == nil && machine.phase == .closed)
+        #expect(actions == [.send(.leaveRoom), .cancel(.ping), .cancel(.pong), .arm(.leave, at: Self.at(6))])
+        #expect(machine.phase == .leaving && machine.activeRoom == nil && !machine.isConnected)
+        #expect(machine.leave(at: Self.at(2)).isEmpty)
+        // The server confirms: everything sent before the leave was handled; now close.
+        let closed = machine.received(Self.text(#"{"type":"left_room","roomId":"room"}"#), on: 1, at: Self.at(2))
+        #expect(closed.suffix(4) == [.sendClose(code: 1000), .closeConnection, .emit(.disconnected(.closedByUser)), .finish])
+        #expect(machine.phase == .closed)
         #expect(machine.join(roomID: "room", deviceID: "dev").isEmpty)
         #expect(machine.close().isEmpty)
         #expect(machine.timerFired(.ping, at: Self.at(30)).isEmpty)
+    }
+
+    @Test func leaveClosesAnywayWhenTheServerDoesNotConfirm() {
+        var timedOut = Self.greeted()
+        _ = timedOut.join(roomID: "room", deviceID: "dev")
+        _ = timedOut.leave(at: Self.t0)
+        #expect(timedOut.timerFired(.leave, at: Self.at(5)).last == .finish)
+        // A connection that ends, or a close frame, while leaving ends it too: no reconnect.
+        var dropped = Self.greeted()
+        _ = dropped.join(roomID: "room", deviceID: "dev")
+        _ = dropped.leave(at: Self.t0)
+        #expect(dropped.ended(1, at: Self.at(1)) == [.emit(.disconnected(.closedByUser)), .finish])
+        var kicked = Self.greeted()
+        _ = kicked.join(roomID: "room", deviceID: "dev")
+        _ = kicked.leave(at: Self.t0)
+        let close = kicked.received(.init(opcode: .close, payload: [0x03, 0xE9]), on: 1, at: Self.at(1))
+        #expect(close.last == .finish && kicked.phase == .closed)
+        // Without a room there is nothing to confirm: it closes at once.
+        var roomless = Self.greeted()
+        #expect(roomless.leave(at: Self.t0).last == .finish)
     }
 
     @Test func aRoomClosedByTheServerIsNotRejoined() {
