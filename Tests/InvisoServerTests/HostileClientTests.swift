@@ -288,10 +288,11 @@ struct HostileClientTests {
     static var shortDeadlines: ServerLimits {
         var limits = ServerLimits()
         // Long enough that a loaded host (the whole suite in parallel beside busy loops) still
-        // gets its requests in before them; the sockets that should close are idle for 3 s+.
-        limits.handshakeTimeout = .seconds(2)
-        limits.requestTimeout = .seconds(2)
-        limits.keepAliveTimeout = .seconds(2)
+        // sets up the honest pair and gets its requests in before them; the sockets that
+        // should close stay idle for longer.
+        limits.handshakeTimeout = .seconds(5)
+        limits.requestTimeout = .seconds(5)
+        limits.keepAliveTimeout = .seconds(5)
         return limits
     }
 
@@ -312,12 +313,12 @@ struct HostileClientTests {
                 let header = Array("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8)
                 for byte in header.prefix(8) {
                     try? await slowloris.sendRaw([byte])
-                    try await Task.sleep(for: .milliseconds(400))
+                    try await Task.sleep(for: .seconds(1))
                 }
                 for (socket, name) in [(idle, "idle"), (slowloris, "slowloris"), (halfBody, "half body"), (keptAlive, "kept alive")] {
                     #expect(await socket.closes(within: 30), "\(name) still open")
                 }
-                #expect(ContinuousClock.now - started < .seconds(30))
+                #expect(ContinuousClock.now - started < .seconds(60))
             }
         }
     }

@@ -48,7 +48,7 @@ enum BusTestServer {
     /// that is dropped afterwards. Everything is cancelled after `timeout`, so a lost
     /// message fails the test instead of hanging the suite.
     static func withBuses(
-        _ count: Int = 2, timeout: Duration = .seconds(60),
+        _ count: Int = 2, timeout: Duration = .seconds(300),
         _ body: @escaping @Sendable ([PostgresSignalingBus], Context) async throws -> Void
     ) async throws {
         guard await PostgresTestServer.isReachable() else {
@@ -355,7 +355,7 @@ struct PostgresSignalingBusTests {
             let oldID = try #require(try old.first?.decode(Int64.self))
 
             let second = context.makeBus()
-            try await BusTestServer.runBuses([second], timeout: .seconds(30)) {
+            try await BusTestServer.runBuses([second], timeout: .seconds(180)) {
                 while true {
                     let rows = try await context.query("SELECT 1 FROM inviso_bus_spill WHERE id = \(oldID)")
                     if rows.isEmpty { break }
@@ -371,7 +371,7 @@ struct PostgresSignalingBusTests {
     func afterStop() async throws {
         try await BusTestServer.withBuses(1) { _, context in
             let bus = context.makeBus()
-            try await BusTestServer.runBuses([bus], timeout: .seconds(30)) {
+            try await BusTestServer.runBuses([bus], timeout: .seconds(180)) {
                 try await bus.waitUntilListening()
             }
             await #expect(throws: SignalingBusError(.notRunning)) { try await bus.publish([1]) }
