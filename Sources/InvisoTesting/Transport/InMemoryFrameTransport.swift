@@ -79,9 +79,9 @@ package final class InMemoryFrameTransport: FrameTransport {
             guard let peer = state.peer else { throw .notConnected }
             state.sent += 1
             let conditions = state.conditions
-            if Self.chance(conditions.loss, &state.random) { return nil }
-            let copies = Self.chance(conditions.duplication, &state.random) ? 2 : 1
-            let delays = (0..<copies).map { _ in conditions.delay + Self.jitter(conditions.jitter, &state.random) }
+            if state.random.chance(conditions.loss) { return nil }
+            let copies = state.random.chance(conditions.duplication) ? 2 : 1
+            let delays = (0..<copies).map { _ in conditions.delay + state.random.jitter(upTo: conditions.jitter) }
             return (peer, delays)
         }
         guard let plan else { return }
@@ -111,15 +111,5 @@ package final class InMemoryFrameTransport: FrameTransport {
         // The other end sees the link end, as a TCP peer sees a close.
         peer?.continuation.finish()
         peer?.state.withLock { $0.peer = nil }
-    }
-
-    private static func chance(_ probability: Double, _ random: inout SeededGenerator) -> Bool {
-        probability > 0 && Double(random.next() % 1_000_000) / 1_000_000 < probability
-    }
-
-    private static func jitter(_ bound: Duration, _ random: inout SeededGenerator) -> Duration {
-        let nanoseconds = bound / .nanoseconds(1)
-        guard nanoseconds >= 1 else { return .zero }
-        return .nanoseconds(Int64(random.next() % UInt64(nanoseconds)))
     }
 }

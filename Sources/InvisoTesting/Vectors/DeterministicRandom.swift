@@ -14,6 +14,18 @@ package struct SeededGenerator: RandomNumberGenerator, Sendable {
         return z ^ (z >> 31)
     }
 
+    /// Whether an event of `probability` (0…1) happens this time (a million steps).
+    package mutating func chance(_ probability: Double) -> Bool {
+        probability > 0 && Double(next() % 1_000_000) / 1_000_000 < probability
+    }
+
+    /// A uniform delay in `[0, bound)` to the nanosecond; zero for a zero bound.
+    package mutating func jitter(upTo bound: Duration) -> Duration {
+        let nanoseconds = bound / .nanoseconds(1)
+        guard nanoseconds >= 1 else { return .zero }
+        return .nanoseconds(Int64(next() % UInt64(nanoseconds)))
+    }
+
     /// `count` pseudo-random bytes.
     package mutating func bytes(_ count: Int) -> [UInt8] {
         (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) }

@@ -278,22 +278,12 @@ final class SessionSimulation {
             // The relay drops frames for an absent peer.
             if path == .relay, !relayUp[other] { return }
             let network = networks[path] ?? .perfect
-            guard !chance(network.loss) else { return }
-            let copies = chance(network.duplication) ? 2 : 1
+            guard !random.chance(network.loss) else { return }
+            let copies = random.chance(network.duplication) ? 2 : 1
             for _ in 0..<copies {
-                schedule(.frame(frame, path: path), to: other, after: network.delay + jitter(network.jitter), path: path)
+                schedule(.frame(frame, path: path), to: other, after: network.delay + random.jitter(upTo: network.jitter), path: path)
             }
         }
-    }
-
-    private func chance(_ probability: Double) -> Bool {
-        probability > 0 && Double(random.next() % 1_000_000) / 1_000_000 < probability
-    }
-
-    private func jitter(_ bound: Duration) -> Duration {
-        guard bound > .zero else { return .zero }
-        let microseconds = bound.components.seconds * 1_000_000 + bound.components.attoseconds / 1_000_000_000_000
-        return .microseconds(Int64(random.next() % UInt64(max(1, microseconds))))
     }
 
     // MARK: Reading
