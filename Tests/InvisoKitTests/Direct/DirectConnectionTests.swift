@@ -111,7 +111,9 @@ struct DirectConnectionTests {
         var channels: [any Channel] = []
         for probe in probes {
             let channel = try await Support.rawClient(port: port)
-            if !probe.isEmpty { try await channel.writeAndFlush(ByteBuffer(bytes: probe)).get() }
+            // On a loaded host the listener's handshake timeout may already have closed
+            // the connection before the probe is written: that stranger was dropped too.
+            if !probe.isEmpty { try? await channel.writeAndFlush(ByteBuffer(bytes: probe)).get() }
             channels.append(channel)
         }
         for channel in channels {

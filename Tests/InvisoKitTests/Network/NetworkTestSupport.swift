@@ -1,3 +1,4 @@
+import Foundation
 import InvisoKit
 import InvisoServer
 import InvisoTesting
@@ -70,7 +71,10 @@ final class KitTestServer: Sendable {
         tls: (certificatePath: String, keyPath: String)? = nil, limits: ServerLimits = ServerLimits(),
         _ body: (KitTestServer) async throws -> Void
     ) async throws {
-        let path = "/tmp/inviso-kit-tests-\(UInt64.random(in: 0...UInt64.max))/rooms.sqlite"
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("inviso-kit-tests-\(UInt64.random(in: 0...UInt64.max))")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("rooms.sqlite").path
         let server = KitTestServer(databasePath: path, tls: tls, limits: limits)
         try await server.start()
         do {
