@@ -142,7 +142,8 @@ let package = Package(
         .target(
             name: "InvisoTesting",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise", "InvisoTime", "InvisoKit", .product(name: "Logging", package: "swift-log"),
+                "InvisoCrypto", "InvisoNoise", "InvisoTime", "InvisoKit", "InvisoWire",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: upcoming
         ),

@@ -15,7 +15,8 @@ extension ChatClient {
         signalingConfiguration.reconnect = configuration.signaling.reconnect
         let clock = clock
         let signaling = SignalingClient(
-            configuration: signalingConfiguration, random: random.fork(), clock: clock, logger: logger)
+            configuration: signalingConfiguration, random: random.fork(), clock: clock,
+            connector: signalingConnector, logger: logger)
         let relay = RelayTransport(signaling: signaling, pacing: configuration.relayPacing, clock: clock)
         self.signaling = signaling
         self.relay = relay

@@ -60,6 +60,8 @@ public actor ChatClient {
     let store: InvisoStore?
     let clock: any InvisoClock
     let api: RoomAPI
+    /// Opens the signaling connections (`nil`: WebSockets to the configuration's server).
+    let signalingConnector: (any SignalingConnector)?
     let logger: Logger
     var random: AnyGenerator
     /// Sees every frame sent or received on any path (tests: "the relay carries no plaintext").
@@ -114,24 +116,29 @@ public actor ChatClient {
     ///     secure generator outside tests.
     ///   - clock: Timers, timeouts and pacing; stored message times.
     ///   - http: The REST transport (default: ``NIOHTTPTransport`` to the server).
+    ///   - signaling: Opens the signaling connections (default:
+    ///     ``WebSocketSignalingConnector`` to the server). With `http`, it lets the session
+    ///     run against another rendezvous, such as InvisoTesting's in-process server.
     ///   - logger: Lifecycle events only; never text, keys, codes or ids. The session's REST
     ///     calls, signaling socket and direct path log here too.
     public init(
         configuration: Configuration, store: InvisoStore? = nil,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         clock: any InvisoClock = SystemClock(), http: (any HTTPTransport)? = nil,
+        signaling: (any SignalingConnector)? = nil,
         logger: Logger = Logger(label: "inviso.kit.chat")
     ) {
         self.init(
-            configuration: configuration, store: store, random: random, clock: clock, http: http, logger: logger,
-            frameTap: nil)
+            configuration: configuration, store: store, random: random, clock: clock, http: http,
+            signaling: signaling, logger: logger, frameTap: nil)
     }
 
-    /// ``init(configuration:store:random:clock:http:logger:)`` with a frame tap (tests).
+    /// ``init(configuration:store:random:clock:http:signaling:logger:)`` with a frame tap
+    /// (tests).
     package init(
         configuration: Configuration, store: InvisoStore?, random: some RandomNumberGenerator & Sendable,
-        clock: any InvisoClock, http: (any HTTPTransport)?, logger: Logger,
-        frameTap: (@Sendable (ChatPath, [UInt8]) -> Void)?
+        clock: any InvisoClock, http: (any HTTPTransport)?, signaling: (any SignalingConnector)? = nil,
+        logger: Logger, frameTap: (@Sendable (ChatPath, [UInt8]) -> Void)?
     ) {
         self.executorLoop = Self.executorGroup.next()
         self.configuration = configuration
@@ -142,6 +149,7 @@ public actor ChatClient {
         // screen logs nothing; `--json` keeps standard output for events) cover the REST
         // calls and the signaling socket too.
         self.api = RoomAPI(transport: http ?? NIOHTTPTransport(endpoint: configuration.server), logger: logger)
+        self.signalingConnector = signaling
         self.logger = logger
         self.frameTap = frameTap
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)

@@ -3,13 +3,13 @@ public import InvisoWire
 public import Logging
 public import NIOCore
 import NIOPosix
-import NIOWebSocket
 
 /// The signaling WebSocket to the Inviso server: joins a room, relays signaling messages
 /// and binary frames, keeps the connection alive and reconnects.
 ///
-/// The decisions are a ``SignalingMachine``'s; this actor is its driver: it opens the
-/// NIO WebSocket, feeds frames and timers to the machine, and writes what it asks for.
+/// The decisions are a ``SignalingMachine``'s; this actor is its driver: it opens
+/// connections through its ``SignalingConnector`` (a NIO WebSocket by default), feeds
+/// frames and timers to the machine, and writes what it asks for.
 /// Call ``run()`` in a task you own (it returns after ``close()``, ``leave()`` or giving
 /// up; every task of the client runs inside it) and read ``events``. The client:
 /// - sends a WebSocket control-frame ping every ``Configuration/pingInterval`` (25 s) and
@@ -63,21 +63,18 @@ public actor SignalingClient {
 
     let configuration: Configuration
     let continuation: AsyncStream<SignalingEvent>.Continuation
-    let group: any EventLoopGroup
+    let connector: any SignalingConnector
     let clock: any InvisoClock
     let logger: Logger
     var machine: SignalingMachine
 
     /// The open connection, if any, and its number.
-    var outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>?
-    var channel: (any Channel)?
+    var connection: (any SignalingConnection)?
     var openConnection: UInt64?
-    /// The open connection's pongs, as its event loop saw them.
-    var pongLog: PongLog?
     /// ``leave()`` callers waiting for the machine to finish.
     var finishWaiters: [CheckedContinuation<Void, Never>] = []
     /// Connections being opened, so that a timed-out one can be abandoned.
-    var pending: [UInt64: PendingConnection] = [:]
+    var pending: [UInt64: SignalingConnectAttempt] = [:]
     var started = false
     /// Child tasks of ``run()``.
     var jobs: AsyncStream<@Sendable () async -> Void>.Continuation?
@@ -89,19 +86,27 @@ public actor SignalingClient {
     ///   - configuration: Endpoint, timeouts and reconnect policy.
     ///   - random: The generator for reconnect jitter.
     ///   - clock: Pings, pong and connect timeouts, backoff; a manual clock in tests.
-    ///   - group: The event loops; `nil` uses NIO's shared singleton.
+    ///   - group: The event loops of the default connector; `nil` uses NIO's shared
+    ///     singleton.
+    ///   - connector: Opens the connections; `nil` opens WebSockets to the configuration's
+    ///     endpoint (``WebSocketSignalingConnector``).
     ///   - logger: Receives connection-level events only.
     public init(
         configuration: Configuration,
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         clock: any InvisoClock = SystemClock(),
         group: (any EventLoopGroup)? = nil,
+        connector: (any SignalingConnector)? = nil,
         logger: Logger = Logger(label: "inviso.kit.signaling")
     ) {
         self.configuration = configuration
         self.machine = SignalingMachine(configuration: configuration.machine, random: random)
         self.clock = clock
-        self.group = group ?? MultiThreadedEventLoopGroup.singleton
+        self.connector =
+            connector
+            ?? WebSocketSignalingConnector(
+                endpoint: configuration.endpoint, maxFrameBytes: configuration.maxMessageBytes,
+                connectTimeout: configuration.connectTimeout, group: group ?? MultiThreadedEventLoopGroup.singleton)
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
@@ -188,27 +193,22 @@ public actor SignalingClient {
     /// - Throws: As ``send(_:)``.
     public func send(binary: [UInt8]) async throws(SignalingClientError) {
         guard binary.count <= configuration.maxMessageBytes else { throw .messageTooLarge }
-        try await write(frame: Self.frame(.binary, ByteBuffer(bytes: binary)))
+        try await write(frame: SignalingMachine.Frame(opcode: .binary, payload: binary))
     }
 
     /// Whether a connection is open and greeted.
-    public var isConnected: Bool { machine.isConnected && outbound != nil }
+    public var isConnected: Bool { machine.isConnected && connection != nil }
 
     func write(_ message: ClientMessage) async throws(SignalingClientError) {
         let bytes = message.object.serialized()
         guard bytes.count <= configuration.maxMessageBytes else { throw .messageTooLarge }
-        try await write(frame: Self.frame(.text, ByteBuffer(bytes: bytes)))
+        try await write(frame: SignalingMachine.Frame(opcode: .text, payload: bytes))
     }
 
-    func write(frame: WebSocketFrame) async throws(SignalingClientError) {
+    func write(frame: SignalingMachine.Frame) async throws(SignalingClientError) {
         guard machine.phase != .closed else { throw .closed }
-        guard let outbound else { throw .notConnected }
-        do { try await outbound.write(frame) } catch { throw .notConnected }
-    }
-
-    /// A client frame: final, masked (RFC 6455 §5.3; the mask key is not a secret).
-    static func frame(_ opcode: WebSocketOpcode, _ data: ByteBuffer) -> WebSocketFrame {
-        WebSocketFrame(fin: true, opcode: opcode, maskKey: .random(), data: data)
+        guard let connection else { throw .notConnected }
+        do { try await connection.write(frame) } catch { throw .notConnected }
     }
 }
 

@@ -1,5 +1,5 @@
-public import InvisoKit
-public import InvisoTime
+package import InvisoKit
+package import InvisoTime
 import Synchronization
 
 /// Two ``FrameTransport``s wired to each other in memory: a stand-in for a direct path in
