@@ -23,7 +23,8 @@ extension ChatClient: TimerDriving {
     func startRunning() {
         let (stream, continuation) = AsyncStream<@Sendable () async -> Void>.makeStream(bufferingPolicy: .unbounded)
         jobs = continuation
-        runTask = Task {
+        // Every child prefers the actor's event loop (and inherits that preference).
+        runTask = Task(executorPreference: taskExecutor) {
             await withDiscardingTaskGroup { group in
                 for await job in stream { group.addTask { await job() } }
             }

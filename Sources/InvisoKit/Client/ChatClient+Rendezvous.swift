@@ -15,7 +15,7 @@ extension ChatClient {
         signalingConfiguration.reconnect = configuration.signaling.reconnect
         let clock = clock
         let signaling = SignalingClient(
-            configuration: signalingConfiguration, random: random.fork(), clock: clock,
+            configuration: signalingConfiguration, random: random.fork(), clock: clock, group: executorLoop,
             connector: signalingConnector, logger: logger)
         let relay = RelayTransport(signaling: signaling, pacing: configuration.relayPacing, clock: clock)
         self.signaling = signaling

@@ -50,6 +50,8 @@ public actor ChatClient {
 
     /// The event loop this client's actor runs on.
     nonisolated let executorLoop: any EventLoop
+    /// Runs the session's child tasks on the same loop.
+    nonisolated let taskExecutor: EventLoopTaskExecutor
 
     public nonisolated var unownedExecutor: UnownedSerialExecutor {
         executorLoop.executor.asUnownedSerialExecutor()
@@ -141,6 +143,7 @@ public actor ChatClient {
         logger: Logger, frameTap: (@Sendable (ChatPath, [UInt8]) -> Void)?
     ) {
         self.executorLoop = Self.executorGroup.next()
+        self.taskExecutor = EventLoopTaskExecutor(executorLoop)
         self.configuration = configuration
         self.store = configuration.isEphemeral ? nil : store
         self.random = AnyGenerator(generator: random)

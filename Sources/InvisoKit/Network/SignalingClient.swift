@@ -64,6 +64,13 @@ public actor SignalingClient {
     let configuration: Configuration
     let continuation: AsyncStream<SignalingEvent>.Continuation
     let connector: any SignalingConnector
+    /// The event loop the actor, its child tasks and its WebSocket run on.
+    nonisolated let executorLoop: any EventLoop
+    nonisolated let taskExecutor: EventLoopTaskExecutor
+
+    public nonisolated var unownedExecutor: UnownedSerialExecutor {
+        executorLoop.executor.asUnownedSerialExecutor()
+    }
     let clock: any InvisoClock
     let logger: Logger
     var machine: SignalingMachine
@@ -86,8 +93,8 @@ public actor SignalingClient {
     ///   - configuration: Endpoint, timeouts and reconnect policy.
     ///   - random: The generator for reconnect jitter.
     ///   - clock: Pings, pong and connect timeouts, backoff; a manual clock in tests.
-    ///   - group: The event loops of the default connector; `nil` uses NIO's shared
-    ///     singleton.
+    ///   - group: Where the client runs: the actor, its tasks and the default connector's
+    ///     WebSocket share one loop of it; `nil` uses NIO's shared singleton.
     ///   - connector: Opens the connections; `nil` opens WebSockets to the configuration's
     ///     endpoint (``WebSocketSignalingConnector``).
     ///   - logger: Receives connection-level events only.
@@ -102,11 +109,14 @@ public actor SignalingClient {
         self.configuration = configuration
         self.machine = SignalingMachine(configuration: configuration.machine, random: random)
         self.clock = clock
+        let loop = (group ?? MultiThreadedEventLoopGroup.singleton).next()
+        self.executorLoop = loop
+        self.taskExecutor = EventLoopTaskExecutor(loop)
         self.connector =
             connector
             ?? WebSocketSignalingConnector(
                 endpoint: configuration.endpoint, maxFrameBytes: configuration.maxMessageBytes,
-                connectTimeout: configuration.connectTimeout, group: group ?? MultiThreadedEventLoopGroup.singleton)
+                connectTimeout: configuration.connectTimeout, group: loop)
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
@@ -126,7 +136,7 @@ public actor SignalingClient {
         if machine.phase == .closed { jobs.finish() }
         await withTaskCancellationHandler {
             await withDiscardingTaskGroup { group in
-                for await job in stream { group.addTask { await job() } }
+                for await job in stream { group.addTask(executorPreference: taskExecutor) { await job() } }
                 group.cancelAll()
             }
         } onCancel: {

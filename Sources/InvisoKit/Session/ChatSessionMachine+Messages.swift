@@ -80,8 +80,9 @@ extension ChatSessionMachine {
         state = .active
         if configuration.persists { actions.append(.snapshotChanged) }
         actions.append(.updateSession(.active))
+        security = Self.security(of: channel)
         if let peer = channel.peerIdentity {
-            actions.append(.pinIdentity(peer: peer, safetyNumber: channel.safetyNumber, isVerified: channel.isVerified))
+            actions.append(.pinIdentity(peer: peer, safetyNumber: security?.safetyNumber, isVerified: channel.isVerified))
         }
         actions.append(.emit(.state(.active)))
         if let security { actions.append(.emit(.secured(security))) }

@@ -357,6 +357,7 @@ public struct ChatSessionMachine: Sendable {
         self.lifetime = lifetime
         self.random = random
         self.channel = restoredChannel
+        self.security = Self.security(of: restoredChannel)
         self.state = .active
         // The peer may have missed our last ack: send it with the first pass.
         ackForced = link.isAckOwed
@@ -366,8 +367,12 @@ public struct ChatSessionMachine: Sendable {
     // MARK: Reading
 
     /// The channel's protocol, verification status and safety number, once established.
-    public var security: ChatSecurity? {
-        guard let channel, channel.isEstablished, let number = channel.safetyNumber else { return nil }
+    /// Kept, not recomputed: a safety number costs 10,400 SHA-512 hashes (~5 ms).
+    public internal(set) var security: ChatSecurity?
+
+    /// `channel`'s security, computing its safety number once.
+    static func security(of channel: any SecureChannel) -> ChatSecurity? {
+        guard channel.isEstablished, let number = channel.safetyNumber else { return nil }
         return ChatSecurity(version: channel.version, isVerified: channel.isVerified, safetyNumber: number)
     }
 

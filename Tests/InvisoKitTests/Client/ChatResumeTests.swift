@@ -56,7 +56,9 @@ struct ChatResumeTests {
             let after = resumed.1.messages
             #expect(after.map(\.id) == [4, 5, 6])
             #expect(after.map(\.payload) == (3..<6).map { ChatPayload.text(ChatFixture.text("bob", $0)) })
-            #expect(bob.1.delivered == Array(1...5))
+            // Bob's sixth message may be acknowledged already, or not yet.
+            let bobDelivered = bob.1.delivered
+            #expect(bobDelivered.count >= 5 && bobDelivered == Array(1...UInt64(bobDelivered.count)))
             let resumedSecurity = try #require(await resumed.0.security)
             #expect(resumedSecurity.isVerified && resumedSecurity.safetyNumber == security.safetyNumber)
             #expect(resumed.1.errors.isEmpty && bob.1.errors.isEmpty)
