@@ -32,8 +32,10 @@ extension ChatClient: TimerDriving {
     }
 
     /// Runs `job` as a child of the session's task group (dropped once it finished).
-    func spawn(_ job: @escaping @Sendable () async -> Void) {
-        jobs?.yield(job)
+    @discardableResult
+    func spawn(_ job: @escaping @Sendable () async -> Void) -> Bool {
+        guard let jobs, case .enqueued = jobs.yield(job) else { return false }
+        return true
     }
 
     /// Feeds an event to the machine and carries out its actions.
@@ -124,8 +126,7 @@ extension ChatClient: TimerDriving {
 
     // MARK: Timers
 
-    func timerFired(_ timer: ChatSessionMachine.Timer, generation: UInt64) async {
-        guard timers.fire(timer, generation: generation) else { return }
+    func timerFired(_ timer: ChatSessionMachine.Timer) async {
         await feed(.timerFired(timer))
     }
 

@@ -85,7 +85,7 @@ public actor SignalingClient {
     var started = false
     /// Child tasks of ``run()``.
     var jobs: AsyncStream<@Sendable () async -> Void>.Continuation?
-    var timers = TimerGenerations<SignalingMachine.Timer>()
+    var timers = TimerSchedule<SignalingMachine.Timer>()
 
     /// Creates a client; nothing happens until ``run()``.
     ///

@@ -45,7 +45,11 @@ struct InProcessChatTests {
         let (bob, bobLog) = client(server, clock: clock, seed: 2, configure: configure)
         let invite = try await alice.invite()
         try await bob.join(invite.text)
-        try await run(clock, until: "both secured") { aliceLog.security != nil && bobLog.security != nil }
+        do {
+            try await run(clock, until: "both secured") { aliceLog.security != nil && bobLog.security != nil }
+        } catch {
+            throw NetworkTestFailure("\(error); alice: \(aliceLog.all.suffix(6)); bob: \(bobLog.all.suffix(6)); connections \(server.connectionsOpened)/\(server.connectionCount); frames \(server.binaryFramesRelayed); clock \(clock.now) deadlines \(clock.deadlines.count)")
+        }
         #expect(aliceLog.security?.version == bobLog.security?.version)
         return Pair(server: server, clock: clock, alice: alice, aliceLog: aliceLog, bob: bob, bobLog: bobLog)
     }
@@ -80,7 +84,9 @@ struct InProcessChatTests {
         #expect(pair.aliceLog.delivered == Array(1...50))
         #expect(pair.server.binaryFramesRelayed > 0)
         await pair.bob.leave()
-        try await Self.run(pair.clock, until: "alice hears bob left") { pair.aliceLog.closeReason != nil }
+        try await Self.run(pair.clock, until: "alice hears bob left") {
+            pair.aliceLog.closeReason != nil && pair.bobLog.closeReason != nil
+        }
         #expect(pair.aliceLog.closeReason == .peerLeft)
         #expect(pair.bobLog.closeReason == .left)
         await pair.alice.leave()
