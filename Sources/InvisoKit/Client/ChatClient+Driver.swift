@@ -32,10 +32,8 @@ extension ChatClient: TimerDriving {
     }
 
     /// Runs `job` as a child of the session's task group (dropped once it finished).
-    @discardableResult
-    func spawn(_ job: @escaping @Sendable () async -> Void) -> Bool {
-        guard let jobs, case .enqueued = jobs.yield(job) else { return false }
-        return true
+    func spawn(_ job: @escaping @Sendable () async -> Void) {
+        jobs?.yield(job)
     }
 
     /// Feeds an event to the machine and carries out its actions.
@@ -126,7 +124,8 @@ extension ChatClient: TimerDriving {
 
     // MARK: Timers
 
-    func timerFired(_ timer: ChatSessionMachine.Timer) async {
+    func timerFired(_ timer: ChatSessionMachine.Timer, generation: UInt64) async {
+        guard timers.fire(timer, generation: generation) else { return }
         await feed(.timerFired(timer))
     }
 

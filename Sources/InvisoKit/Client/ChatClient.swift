@@ -90,7 +90,7 @@ public actor ChatClient {
     var paths: [ChatSessionMachine.PathID: PathSender] = [:]
     var nextPathID = 1
     /// Arming a timer, or cancelling it, makes older wake-ups stale.
-    var timers = TimerSchedule<ChatSessionMachine.Timer>()
+    var timers = TimerGenerations<ChatSessionMachine.Timer>()
     var snapshotSavePending = false
     var directListener: DirectListener?
     /// The direct connection in use or last used (tests).

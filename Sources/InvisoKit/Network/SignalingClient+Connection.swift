@@ -40,13 +40,12 @@ extension SignalingClient: TimerDriving {
         }
     }
 
-    @discardableResult
-    func spawn(_ job: @escaping @Sendable () async -> Void) -> Bool {
-        guard let jobs, case .enqueued = jobs.yield(job) else { return false }
-        return true
+    func spawn(_ job: @escaping @Sendable () async -> Void) {
+        jobs?.yield(job)
     }
 
-    func timerFired(_ timer: SignalingMachine.Timer) async {
+    func timerFired(_ timer: SignalingMachine.Timer, generation: UInt64) async {
+        guard timers.fire(timer, generation: generation) else { return }
         if timer == .pong, let connection, let id = openConnection {
             // The connection saw the pong even if the reader has not got to it yet.
             let latest = connection.latestPong

@@ -85,7 +85,7 @@ public actor SignalingClient {
     var started = false
     /// Child tasks of ``run()``.
     var jobs: AsyncStream<@Sendable () async -> Void>.Continuation?
-    var timers = TimerSchedule<SignalingMachine.Timer>()
+    var timers = TimerGenerations<SignalingMachine.Timer>()
 
     /// Creates a client; nothing happens until ``run()``.
     ///
