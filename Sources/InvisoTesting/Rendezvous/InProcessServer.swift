@@ -261,7 +261,7 @@ extension InProcessServer: HTTPTransport {
         guard case .object(let json)? = try? JSONValue.parse(request.body) else {
             return (400, RESTError.invalidJSON.body, [])
         }
-        do {
+        do throws(RESTError) {
             switch (request.method, request.path) {
             case ("POST", "/api/rooms"): return try create(CreateRoomRequest(json: json))
             case ("POST", "/api/rooms/accept"): return try accept(AcceptRoomRequest(json: json))
@@ -270,10 +270,8 @@ extension InProcessServer: HTTPTransport {
             case ("POST", "/api/user/purge"): return try purge(PurgeRequest(json: json))
             default: return (404, RESTError.notFound.body, [])
             }
-        } catch let error as RESTError {
-            return (error.status, error.body, [])
         } catch {
-            return (400, RESTError.invalidJSON.body, [])
+            return (error.status, error.body, [])
         }
     }
 
