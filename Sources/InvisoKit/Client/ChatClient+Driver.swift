@@ -74,7 +74,10 @@ extension ChatClient: TimerDriving {
             case .cancel(let timer):
                 timers.cancel(timer)
             case .joinRoom(let roomID):
-                if let signaling, let deviceID { try? await signaling.join(roomID: roomID, deviceID: deviceID) }
+                // Not awaited here: the answer (`room_ready`, then the peer's frames) may
+                // come back before the call returns, and the machine's events must not be
+                // handled in the middle of carrying out an earlier batch of its actions.
+                if let signaling, let deviceID { spawn { try? await signaling.join(roomID: roomID, deviceID: deviceID) } }
             case .updateSession(let update):
                 updateStoredSession(update)
             case .saveSnapshot:

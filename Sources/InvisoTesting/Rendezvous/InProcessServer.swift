@@ -53,6 +53,10 @@ public final class InProcessServer: Sendable {
     /// Binary frames relayed since the server was made.
     public var binaryFramesRelayed: Int { state.withLock { $0.binaryFramesRelayed } }
 
+    /// What the server received and did, one line each (message types, frame sizes and
+    /// connection numbers only), for a failing test to print.
+    public var trace: [String] { state.withLock { $0.trace } }
+
     /// Ends every open connection, as a network loss would: no close frame, and each
     /// room's other member hears `peer_disconnected` if it is still connected.
     public func dropConnections() {
@@ -92,6 +96,7 @@ public final class InProcessServer: Sendable {
         var nextConnection: UInt64 = 0
         var nextRoom: UInt64 = 0
         var binaryFramesRelayed = 0
+        var trace: [String] = []
 
         /// Where a connection's messages to its room's other member go.
         func peer(of id: UInt64) -> InProcessSignalingConnection? {
@@ -143,6 +148,7 @@ extension InProcessServer: SignalingConnector {
             let peer = state.withLock { state in
                 let peer = state.peer(of: id)
                 if peer != nil { state.binaryFramesRelayed += 1 }
+                state.trace.append("#\(id) binary \(frame.payload.count) → \(peer.map { "#\($0.id)" } ?? "dropped")")
                 return peer
             }
             peer?.push(frame)
@@ -151,6 +157,8 @@ extension InProcessServer: SignalingConnector {
             do {
                 let message = try ClientMessage.parse(frame.payload)
                 deliveries = handle(message, from: id)
+                let sent = deliveries.map { "#\($0.0.id)" }.joined(separator: ",")
+                state.withLock { $0.trace.append("#\(id) \(message.object["type"]?.stringValue ?? "?") → [\(sent)]") }
             } catch {
                 deliveries = reply(.error(error.message), to: id)
             }

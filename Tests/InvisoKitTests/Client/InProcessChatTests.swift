@@ -48,7 +48,7 @@ struct InProcessChatTests {
         do {
             try await run(clock, until: "both secured") { aliceLog.security != nil && bobLog.security != nil }
         } catch {
-            throw NetworkTestFailure("\(error); alice: \(aliceLog.all.suffix(6)); bob: \(bobLog.all.suffix(6)); connections \(server.connectionsOpened)/\(server.connectionCount); frames \(server.binaryFramesRelayed); clock \(clock.now) deadlines \(clock.deadlines.count)")
+            throw NetworkTestFailure("\(error); alice: \(aliceLog.all.suffix(6)); bob: \(bobLog.all.suffix(6)); connections \(server.connectionsOpened)/\(server.connectionCount); frames \(server.binaryFramesRelayed); clock \(clock.now) deadlines \(clock.deadlines.count); server: \(server.trace.prefix(40))")
         }
         #expect(aliceLog.security?.version == bobLog.security?.version)
         return Pair(server: server, clock: clock, alice: alice, aliceLog: aliceLog, bob: bob, bobLog: bobLog)
