@@ -84,7 +84,7 @@ extension SignalingClient: TimerDriving {
             await connection.serve(
                 opened: { await self.opened(id, connection) },
                 received: { frame in await self.received(frame, on: id) })
-            connection.close()
+            // `serve` returns with the connection closed.
             await self.connectionEnded(id)
         }
     }

@@ -138,8 +138,8 @@ extension InProcessServer: SignalingConnector {
     func received(_ frame: SignalingMachine.Frame, from id: UInt64) {
         switch frame.opcode {
         case .ping:
-            let answer = state.withLock { $0.answersPings && $0.connections[id] != nil }
-            if answer { state.withLock { $0.connections[id]?.connection }?.push(.init(opcode: .pong, payload: frame.payload)) }
+            let connection = state.withLock { $0.answersPings ? $0.connections[id]?.connection : nil }
+            connection?.push(.init(opcode: .pong, payload: frame.payload))
         case .close:
             // Echo the close, then end the connection.
             state.withLock { $0.connections[id]?.connection }?.push(frame)

@@ -130,10 +130,13 @@ struct BenchChat: AsyncParsableCommand {
         var join: Double
     }
 
+    /// This `inviso` binary, which the two-process figures start.
+    static var executable: URL { URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath() }
+
     /// Milliseconds to start `inviso --help` and see it exit: the floor of every CLI figure.
     static func processStart() throws -> Double {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        process.executableURL = executable
         process.arguments = ["--help"]
         process.standardOutput = FileHandle.nullDevice
         let started = ContinuousClock.now
@@ -143,7 +146,7 @@ struct BenchChat: AsyncParsableCommand {
     }
 
     static func firstMessageCLI(port: Int) async throws -> CLITiming {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let binary = executable
         let server = "http://127.0.0.1:\(port)"
         let started = ContinuousClock.now
         let alice = try JSONProcess(binary, ["invite", "--json", "--ephemeral", "--server", server])
