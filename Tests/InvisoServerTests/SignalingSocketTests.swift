@@ -1,5 +1,6 @@
 import Foundation
 import InvisoServer
+import NIOCore
 import Testing
 
 /// The signaling socket at the frame level: fragments, pipelined messages, the close
@@ -107,6 +108,11 @@ struct SignalingSocketTests {
         limits.roomRelayByteBurst = 1e9
         limits.roomRelayBytesPerSecond = 1e9
         limits.socketMessageBurst = 10_000
+        // Backpressure, not timeouts, is tested here: on a loaded host reading 24 MiB in a
+        // debug build takes long enough for the default silence (the joiner sends nothing)
+        // and stall timeouts to close a socket.
+        limits.silenceTimeout = .seconds(600)
+        limits.stallTimeout = .seconds(600)
         try await TestServer.with(limits: limits) { server, _ in
             let (creator, joiner, _) = try await Self.joined(server, code: "310004", receiveBuffer: 8_192)
             try await joiner.setReading(false)
@@ -131,6 +137,33 @@ struct SignalingSocketTests {
                 #expect(frame.payload[2] == UInt8(truncatingIfNeeded: index))
             }
             #expect(try await creator.nextText(timeout: 30) == #"{"type":"pong"}"#)
+            await creator.close()
+            await joiner.close()
+        }
+    }
+
+    @Test("a sender the server stopped reading (its peer does not read) is not closed for silence")
+    func pausedSenderIsNotSilent() async throws {
+        var limits = ServerLimits()
+        limits.roomRelayByteBurst = 1e9
+        limits.roomRelayBytesPerSecond = 1e9
+        limits.socketMessageBurst = 10_000
+        limits.silenceTimeout = .seconds(1)
+        limits.stallTimeout = .seconds(600)
+        try await TestServer.with(limits: limits) { server, _ in
+            let (creator, joiner, _) = try await Self.joined(server, code: "310005", receiveBuffer: 8_192)
+            try await joiner.setReading(false)
+            // The joiner is not silent (control pings, remembered while it does not read).
+            let keepAlive = joiner.repeatOnEventLoop(RawWebSocket.frame(opcode: 0x9, []), every: .milliseconds(200))
+            defer { keepAlive.cancel() }
+            // More than the kernel's buffers, the server's high-water mark and its queue of
+            // 64 messages: the server stops reading the creator.
+            for index in 0..<384 {
+                creator.sendRawWithoutWaiting(RawWebSocket.frame(opcode: 0x2, [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 65_520)))
+            }
+            // Three silence timeouts later the creator (which sent everything it had, and is
+            // waiting for the server) is still connected.
+            #expect(await !creator.closes(within: 3))
             await creator.close()
             await joiner.close()
         }

@@ -19,7 +19,8 @@ struct SocketLimits: Sendable {
 ///
 /// A socket that sends nothing — no message, no control frame — for `silenceTimeout` is
 /// closed: a half-open socket (a phone that lost its network) gives up its room seat
-/// instead of keeping it forever. Clients' control pings every 25 s keep it open. A client
+/// instead of keeping it forever. Clients' control pings every 25 s keep it open; while the
+/// server itself has stopped reading a socket (below) it is not silent. A client
 /// that half-closes (TCP FIN without a close frame) is closed at once, so the other member
 /// hears `peer_disconnected` now rather than at the next write.
 ///
@@ -97,7 +98,12 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
             let (self_, context) = handler.value
             self_.silenceCheck = nil
             guard context.channel.isActive else { return }
-            if NIODeadline.now() - self_.lastRead >= self_.limits.silenceTimeout {
+            // While reading is stopped (the socket waits behind a peer that does not read)
+            // the silence is ours, not the client's: the clock restarts when reading does.
+            if self_.readingStopped {
+                self_.lastRead = .now()
+                self_.scheduleSilenceCheck(context)
+            } else if NIODeadline.now() - self_.lastRead >= self_.limits.silenceTimeout {
                 context.close(promise: nil)
             } else {
                 self_.scheduleSilenceCheck(context)
@@ -247,6 +253,7 @@ final class SignalingSocketHandler: ChannelInboundHandler, RemovableChannelHandl
         }
         if !paused, readingStopped, context.channel.isActive {
             readingStopped = false
+            lastRead = .now()
             context.channel.setOption(ChannelOptions.autoRead, value: true).whenComplete { _ in }
         }
     }
