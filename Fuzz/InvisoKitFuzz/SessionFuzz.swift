@@ -38,6 +38,12 @@ enum SessionFuzz {
         var configuration = ChatSessionMachine.Configuration()
         configuration.persists = false
         configuration.triesDirectPath = false
+        // Small windows, so that inputs of a few hundred steps reach every limit: a full
+        // send window, a reorder window overrun, an ack due by count, a full outbox.
+        configuration.reliable.sendWindow = 4
+        configuration.reliable.reorderWindow = 6
+        configuration.reliable.ackEvery = 3
+        configuration.reliable.outboxLimit = 6
         func key() -> NoiseKeyPair {
             mustSucceed("a key") { () throws(NoiseError) in try NoiseKeyPair(rawPrivateKey: random.bytes(32)) }
         }
@@ -71,12 +77,16 @@ enum SessionFuzz {
         return machines
     }()
 
+    static let maxUnacknowledged = 8
+    static let maxPathEvents = 16
+
     static func run(_ input: inout FuzzInput) {
         var sides = established.map { Side(machine: $0) }
         var flights: [Flight] = []
         var now = ClockInstant.origin
         var nextPath = 1
         var steps = 0
+        var pathEvents = 0
         while !input.isEmpty, steps < 400 {
             steps += 1
             let operation = input.byte()
@@ -86,6 +96,11 @@ enum SessionFuzz {
             var actions: [ChatSessionMachine.Action] = []
             switch (operation >> 1) % 10 {
             case 0, 1:
+                // At most `maxUnacknowledged` messages wait for an ack, and an input makes
+                // at most `maxPathEvents` path changes: every switch seals the backlog
+                // again, and unbounded, one input cost thousands of seals (the target ran
+                // at ~350 inputs/s) without reaching code a small backlog does not.
+                guard sides[side].sent.count - sides[side].delivered.count < maxUnacknowledged else { continue }
                 let text = "m\(sides[side].sent.count)"
                 guard let result = try? sides[side].machine.send(.text(text), at: time) else { continue }
                 sides[side].sent.append(text)
@@ -118,13 +133,17 @@ enum SessionFuzz {
                 }
             case 6:
                 actions = sides[side].machine.handle(.timerFired(ChatSessionMachine.Timer.allCases[Int(input.byte()) % 4]), at: time)
+            case 7...9 where pathEvents >= maxPathEvents:
+                continue
             case 7:
+                pathEvents += 1
                 let path = ChatSessionMachine.PathID(Int(input.byte()) % (nextPath + 1))
                 let count = Int(input.byte() % 8)
                 let event: ChatSessionMachine.Event =
                     input.byte() & 1 == 0 ? .sent(path: path, count: count) : .sendFailed(path: path, sent: count)
                 actions = sides[side].machine.handle(event, at: time)
             case 8:
+                pathEvents += 1
                 if input.byte() & 1 == 0 {
                     actions = sides[side].machine.handle(.pathUp(ChatSessionMachine.PathID(nextPath), .direct), at: time)
                     nextPath += 1
@@ -132,6 +151,7 @@ enum SessionFuzz {
                     actions = sides[side].machine.handle(.pathDown(ChatSessionMachine.PathID(Int(input.byte()) % (nextPath + 1))), at: time)
                 }
             default:
+                pathEvents += 1
                 let event: ChatSessionMachine.Event = input.byte() & 1 == 0 ? .relayDisconnected : .roomReady
                 actions = sides[side].machine.handle(event, at: time)
             }

@@ -165,26 +165,39 @@ extension ChatClient: TimerDriving {
         spawn { [weak self] in
             for await _ in doorbell {
                 while let self, let batch = await self.takeQueued(id), !batch.isEmpty {
-                    var sent = 0
-                    var failed = false
-                    for item in batch {
-                        do {
-                            switch item {
-                            case .frame(let frame): try await transport.send(frame)
-                            case .signal(let message):
-                                guard let signaling else { throw TransportError.closed }
-                                do { try await signaling.send(message) } catch { throw TransportError.notConnected }
-                            }
-                            sent += 1
-                        } catch {
-                            failed = true
-                            break
-                        }
-                    }
+                    let (sent, failed) = await Self.send(batch, on: transport, signaling: signaling)
                     await self.batchEnded(id, sent: sent, failed: failed)
                 }
             }
         }
+    }
+
+    /// Sends a batch in order — each run of frames as one write of the transport, each
+    /// signal on its own — and stops at the first failure.
+    private static func send(
+        _ batch: [ChatSessionMachine.Outgoing], on transport: any FrameTransport, signaling: SignalingClient?
+    ) async -> (sent: Int, failed: Bool) {
+        var sent = 0
+        var frames: [[UInt8]] = []
+        func flush() async -> Bool {
+            guard !frames.isEmpty else { return true }
+            let result = await transport.send(contentsOf: frames)
+            sent += result.sent
+            frames.removeAll(keepingCapacity: true)
+            return result.failure == nil
+        }
+        for item in batch {
+            switch item {
+            case .frame(let frame):
+                frames.append(frame)
+            case .signal(let message):
+                guard await flush(), let signaling else { return (sent, true) }
+                do { try await signaling.send(message) } catch { return (sent, true) }
+                sent += 1
+            }
+        }
+        let flushed = await flush()
+        return (sent, !flushed)
     }
 
     private func enqueue(_ item: ChatSessionMachine.Outgoing, on path: ChatSessionMachine.PathID) {

@@ -62,6 +62,27 @@ public final class DirectConnection: FrameTransport {
         }
     }
 
+    /// Sends frames as one write: each is framed and tagged, then one flush, and one wait
+    /// for the last. Frames before one above ``maxFrameBytes`` are sent; on a failed write
+    /// none counts as sent (the caller sends them again and the peer drops duplicates).
+    public func send(contentsOf frames: [[UInt8]]) async -> FrameBatchResult {
+        let fitting = frames.firstIndex { $0.count > maxFrameBytes } ?? frames.count
+        guard fitting > 0 else { return FrameBatchResult(sent: 0, failure: frames.isEmpty ? nil : .frameTooLarge) }
+        let channel = channel
+        let last = channel.eventLoop.flatSubmit {
+            for frame in frames[..<(fitting - 1)] {
+                channel.write(DirectOutboundFrame(kind: .data, payload: frame), promise: nil)
+            }
+            return channel.writeAndFlush(DirectOutboundFrame(kind: .data, payload: frames[fitting - 1]))
+        }
+        do {
+            try await last.get()
+        } catch {
+            return FrameBatchResult(sent: 0, failure: .closed)
+        }
+        return FrameBatchResult(sent: fitting, failure: fitting < frames.count ? .frameTooLarge : nil)
+    }
+
     /// Closes the connection and waits until it is closed; ``incoming`` finishes (after
     /// frames already received). Idempotent.
     public func close() async {

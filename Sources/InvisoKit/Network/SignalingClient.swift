@@ -206,6 +206,20 @@ public actor SignalingClient {
         try await write(frame: SignalingMachine.Frame(opcode: .binary, payload: binary))
     }
 
+    /// Sends binary frames to the other member as one write (the relay path's batches).
+    ///
+    /// - Throws: As ``send(_:)``; after a failure some of the frames may have gone out.
+    public func send(binaries: [[UInt8]]) async throws(SignalingClientError) {
+        guard binaries.allSatisfy({ $0.count <= configuration.maxMessageBytes }) else { throw .messageTooLarge }
+        guard machine.phase != .closed else { throw .closed }
+        guard let connection else { throw .notConnected }
+        do {
+            try await connection.write(contentsOf: binaries.map { SignalingMachine.Frame(opcode: .binary, payload: $0) })
+        } catch {
+            throw .notConnected
+        }
+    }
+
     /// Whether a connection is open and greeted.
     public var isConnected: Bool { machine.isConnected && connection != nil }
 

@@ -33,6 +33,13 @@ public protocol SignalingConnection: Sendable {
     /// - Throws: Any error when the connection is closed or broken.
     func write(_ frame: SignalingMachine.Frame) async throws
 
+    /// Writes frames in order as one write where the connection can (one flush). The
+    /// default writes them one by one.
+    ///
+    /// - Throws: Any error when the connection is closed or broken (some frames may have
+    ///   been written).
+    func write(contentsOf frames: [SignalingMachine.Frame]) async throws
+
     /// The 8-byte payload of the latest pong seen as it arrived, or 0. A pong that arrived
     /// in time counts even when the task reading frames was starved by a busy CPU: the
     /// client checks here before it declares a pong timeout.
@@ -41,6 +48,13 @@ public protocol SignalingConnection: Sendable {
     /// Closes the connection (a no-op when already closed); ``serve(opened:received:)``
     /// returns soon after.
     func close()
+}
+
+extension SignalingConnection {
+    /// Writes the frames one by one.
+    public func write(contentsOf frames: [SignalingMachine.Frame]) async throws {
+        for frame in frames { try await write(frame) }
+    }
 }
 
 /// A connection being opened, which the client may abandon (connect timeout, close).

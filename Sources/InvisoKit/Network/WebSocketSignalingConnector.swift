@@ -129,6 +129,17 @@ public struct WebSocketSignalingConnector: SignalingConnector {
                 WebSocketFrame(fin: frame.fin, opcode: opcode, maskKey: .random(), data: ByteBuffer(bytes: frame.payload)))
         }
 
+        func write(contentsOf frames: [SignalingMachine.Frame]) async throws {
+            guard let writer = writer.withLock({ $0 }) else { throw SignalingClientError.notConnected }
+            var wire: [WebSocketFrame] = []
+            wire.reserveCapacity(frames.count)
+            for frame in frames {
+                guard let opcode = Self.opcode(frame.opcode) else { throw SignalingClientError.notConnected }
+                wire.append(WebSocketFrame(fin: frame.fin, opcode: opcode, maskKey: .random(), data: ByteBuffer(bytes: frame.payload)))
+            }
+            try await writer.write(contentsOf: wire)
+        }
+
         func close() {
             channel.channel.close(promise: nil)
         }

@@ -24,8 +24,44 @@ public protocol FrameTransport: AnyObject, Sendable {
     /// now (the caller keeps the frame and sends it again later), ``TransportError/closed``
     /// after ``close()``, ``TransportError/frameTooLarge`` above the path's limit.
     func send(_ frame: [UInt8]) async throws(TransportError)
+    /// Sends frames in order, as one write where the path can (one flush, one wait), and
+    /// stops at the first failure. A path with its own implementation may report fewer
+    /// frames sent than left (never more): the caller sends the rest again and the peer
+    /// drops duplicates. The default sends them one by one with ``send(_:)``.
+    ///
+    /// - Returns: How many frames were sent, and the failure that stopped the rest.
+    func send(contentsOf frames: [[UInt8]]) async -> FrameBatchResult
     /// Closes the path; ``incoming`` finishes. Idempotent.
     func close() async
+}
+
+/// What ``FrameTransport/send(contentsOf:)`` did: the first `sent` frames went out; when
+/// `failure` is set, the rest did not.
+public struct FrameBatchResult: Sendable, Hashable {
+    /// How many frames, from the first, were sent.
+    public var sent: Int
+    /// Why the rest were not sent (`nil` when all were).
+    public var failure: TransportError?
+
+    /// A result.
+    public init(sent: Int, failure: TransportError? = nil) {
+        self.sent = sent
+        self.failure = failure
+    }
+}
+
+extension FrameTransport {
+    /// Sends the frames one by one with ``send(_:)``.
+    public func send(contentsOf frames: [[UInt8]]) async -> FrameBatchResult {
+        for (index, frame) in frames.enumerated() {
+            do throws(TransportError) {
+                try await send(frame)
+            } catch {
+                return FrameBatchResult(sent: index, failure: error)
+            }
+        }
+        return FrameBatchResult(sent: frames.count)
+    }
 }
 
 /// Why a transport refused a frame. Carries no frame bytes.

@@ -82,12 +82,7 @@ public final class RelayTransport: FrameTransport {
         while true {
             let wait: Duration? = try state.withLock { state throws(TransportError) in
                 guard !state.closed else { throw .closed }
-                let current = clock.now
-                if let last = state.refilledAt {
-                    let elapsed = Double(last.duration(to: current) / .milliseconds(1)) / 1_000
-                    state.tokens = min(pacing.burst, state.tokens + elapsed * pacing.messagesPerSecond)
-                }
-                state.refilledAt = current
+                refill(&state)
                 guard state.tokens < 1 else {
                     state.tokens -= 1
                     return nil
@@ -106,6 +101,61 @@ public final class RelayTransport: FrameTransport {
             default: throw .notConnected
             }
         }
+    }
+
+    /// Sends frames in order, as many per WebSocket write (one flush) as the pacing
+    /// allows at once, waiting for the pacing between writes. A failed write counts none
+    /// of its frames as sent.
+    public func send(contentsOf frames: [[UInt8]]) async -> FrameBatchResult {
+        var sent = 0
+        while sent < frames.count {
+            guard await signaling.isConnected else {
+                return FrameBatchResult(sent: sent, failure: state.withLock({ $0.closed }) ? .closed : .notConnected)
+            }
+            let remaining = frames.count - sent
+            let grant: Result<Int, TransportError>? = state.withLock { state in
+                guard !state.closed else { return .failure(.closed) }
+                refill(&state)
+                guard state.tokens >= 1 else { return nil }
+                let count = min(remaining, Int(state.tokens.rounded(.down)))
+                state.tokens -= Double(count)
+                return .success(count)
+            }
+            switch grant {
+            case .failure(let error):
+                return FrameBatchResult(sent: sent, failure: error)
+            case nil:
+                do { try await clock.sleep(for: waitForToken()) } catch { return FrameBatchResult(sent: sent, failure: .closed) }
+            case .success(let count):
+                do {
+                    try await signaling.send(binaries: Array(frames[sent..<(sent + count)]))
+                } catch {
+                    switch error {
+                    case .closed: return FrameBatchResult(sent: sent, failure: .closed)
+                    case .messageTooLarge: return FrameBatchResult(sent: sent, failure: .frameTooLarge)
+                    default: return FrameBatchResult(sent: sent, failure: .notConnected)
+                    }
+                }
+                sent += count
+            }
+        }
+        return FrameBatchResult(sent: sent)
+    }
+
+    /// Adds the tokens earned since the last refill.
+    private func refill(_ state: inout (closed: Bool, tokens: Double, refilledAt: ClockInstant?)) {
+        let current = clock.now
+        if let last = state.refilledAt {
+            let elapsed = Double(last.duration(to: current) / .milliseconds(1)) / 1_000
+            state.tokens = min(pacing.burst, state.tokens + elapsed * pacing.messagesPerSecond)
+        }
+        state.refilledAt = current
+    }
+
+    /// How long until the bucket holds one token.
+    private func waitForToken() -> Duration {
+        let tokens = state.withLock { $0.tokens }
+        return .milliseconds(Int(((1 - tokens) / pacing.messagesPerSecond * 1_000).rounded(.up)))
     }
 
     /// Ends this path: ``incoming`` finishes and sends throw ``TransportError/closed``.

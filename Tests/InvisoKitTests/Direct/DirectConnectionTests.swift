@@ -195,6 +195,11 @@ struct DirectConnectionTests {
         await #expect(throws: TransportError.frameTooLarge) { try await creator.send([UInt8](repeating: 0, count: 1025)) }
         try await creator.send([UInt8](repeating: 1, count: 1024))
         #expect(try await Support.take(1, from: joiner) == [[UInt8](repeating: 1, count: 1024)])
+        // A batch is sent up to the first frame above the limit.
+        let batch = [[UInt8(5)], [UInt8(6)], [UInt8](repeating: 0, count: 1025), [UInt8(7)]]
+        #expect(await creator.send(contentsOf: batch) == FrameBatchResult(sent: 2, failure: .frameTooLarge))
+        #expect(await creator.send(contentsOf: [[UInt8](repeating: 0, count: 1025)]) == FrameBatchResult(sent: 0, failure: .frameTooLarge))
+        #expect(try await Support.take(2, from: joiner) == [[5], [6]])
         // A peer that ignores our limit: the creator closes the connection at the length prefix.
         try await joiner.send([UInt8](repeating: 2, count: 1024))
         try await joiner.send([UInt8](repeating: 3, count: 2000))
@@ -217,6 +222,7 @@ struct DirectConnectionTests {
         #expect(try await Support.drainToEnd(creator) == 0)
         await #expect(throws: TransportError.closed) { try await creator.send([2]) }
         await #expect(throws: TransportError.closed) { try await joiner.send([2]) }
+        #expect(await creator.send(contentsOf: [[3], [4]]) == FrameBatchResult(sent: 0, failure: .closed))
         await joiner.close()
         await creatorListener.close()
         await joinerListener.close()

@@ -30,9 +30,18 @@ struct RelayTransportTests {
             #expect(await iterator.next() == [7])
             #expect(await iterator.next() == [8])
             await #expect(throws: TransportError.frameTooLarge) { try await relay.send([UInt8](repeating: 0, count: 70_000)) }
+            // A batch goes out in writes of at most the burst, in order, all of it.
+            let batch = (0..<23).map { [UInt8(2), UInt8($0)] }
+            #expect(await relay.send(contentsOf: batch) == FrameBatchResult(sent: 23))
+            #expect(try await SignalingClientTests.binaries(bobLog, count: 23) == batch)
+            // A frame above the limit fails its write; the frames written before it count.
+            let oversize = [[UInt8(3)], [UInt8](repeating: 0, count: 70_000), [UInt8(4)]]
+            let result = await relay.send(contentsOf: oversize)
+            #expect(result.failure == .frameTooLarge && result.sent < 2)
             await relay.close()
             #expect(await iterator.next() == nil)
             await #expect(throws: TransportError.closed) { try await relay.send([1]) }
+            #expect(await relay.send(contentsOf: [[1], [2]]) == FrameBatchResult(sent: 0, failure: .closed))
             await alice.close()
             await bob.close()
         }
