@@ -75,32 +75,7 @@ public final class RelayTransport: FrameTransport {
     ///   ``TransportError/closed`` after ``close()`` or once the signaling client is
     ///   closed, ``TransportError/frameTooLarge`` above the server's message limit.
     public func send(_ frame: [UInt8]) async throws(TransportError) {
-        guard await signaling.isConnected else {
-            if state.withLock({ $0.closed }) { throw .closed }
-            throw .notConnected
-        }
-        while true {
-            let wait: Duration? = try state.withLock { state throws(TransportError) in
-                guard !state.closed else { throw .closed }
-                refill(&state)
-                guard state.tokens < 1 else {
-                    state.tokens -= 1
-                    return nil
-                }
-                return .milliseconds(Int(((1 - state.tokens) / pacing.messagesPerSecond * 1_000).rounded(.up)))
-            }
-            guard let wait else { break }
-            do { try await clock.sleep(for: wait) } catch { throw .closed }
-        }
-        do {
-            try await signaling.send(binary: frame)
-        } catch {
-            switch error {
-            case .closed: throw .closed
-            case .messageTooLarge: throw .frameTooLarge
-            default: throw .notConnected
-            }
-        }
+        if let failure = await send(contentsOf: [frame]).failure { throw failure }
     }
 
     /// Sends frames in order, as many per WebSocket write (one flush) as the pacing
