@@ -101,71 +101,80 @@ struct SignalingSocketTests {
             await socket.close()
         }
     }
+}
 
-    @Test("a peer that stops reading pauses the sender; nothing is lost or reordered when it reads again")
-    func backpressure() async throws {
-        var limits = ServerLimits()
-        limits.roomRelayByteBurst = 1e9
-        limits.roomRelayBytesPerSecond = 1e9
-        limits.socketMessageBurst = 10_000
-        // Backpressure, not timeouts, is tested here: on a loaded host reading 24 MiB in a
-        // debug build takes long enough for the default silence (the joiner sends nothing)
-        // and stall timeouts to close a socket.
-        limits.silenceTimeout = .seconds(600)
-        limits.stallTimeout = .seconds(600)
-        try await TestServer.with(limits: limits) { server, _ in
-            let (creator, joiner, _) = try await Self.joined(server, code: "310004", receiveBuffer: 8_192)
-            try await joiner.setReading(false)
-            // 24 MiB to a reader that takes nothing: more than the kernel's buffers and the
-            // server's 1 MiB high-water mark, so the server must stop reading the sender.
-            let frames = 384
-            let size = 65_536 - 16
-            for index in 0..<frames {
-                var payload = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size)
-                payload[0] = UInt8(index >> 8)
-                payload[1] = UInt8(index & 0xFF)
-                creator.sendRawWithoutWaiting(RawWebSocket.frame(opcode: 0x2, payload))
+/// The two tests that push megabytes through a peer that does not read. They run one at a
+/// time: every test server and raw client shares NIO's two singleton event loops, and two
+/// such floods at once (debug builds, a loaded host) held those loops long enough for
+/// other suites' connections to time out.
+extension SignalingSocketTests {
+    @Suite("Signaling sockets: a peer that does not read", .serialized)
+    struct SlowPeer {
+        @Test("a peer that stops reading pauses the sender; nothing is lost or reordered when it reads again")
+        func backpressure() async throws {
+            var limits = ServerLimits()
+            limits.roomRelayByteBurst = 1e9
+            limits.roomRelayBytesPerSecond = 1e9
+            limits.socketMessageBurst = 10_000
+            // Backpressure, not timeouts, is tested here: on a loaded host reading 24 MiB in a
+            // debug build takes long enough for the default silence (the joiner sends nothing)
+            // and stall timeouts to close a socket.
+            limits.silenceTimeout = .seconds(600)
+            limits.stallTimeout = .seconds(600)
+            try await TestServer.with(limits: limits) { server, _ in
+                let (creator, joiner, _) = try await SignalingSocketTests.joined(server, code: "310004", receiveBuffer: 8_192)
+                try await joiner.setReading(false)
+                // 24 MiB to a reader that takes nothing: more than the kernel's buffers and the
+                // server's 1 MiB high-water mark, so the server must stop reading the sender.
+                let frames = 384
+                let size = 65_536 - 16
+                for index in 0..<frames {
+                    var payload = [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: size)
+                    payload[0] = UInt8(index >> 8)
+                    payload[1] = UInt8(index & 0xFF)
+                    creator.sendRawWithoutWaiting(RawWebSocket.frame(opcode: 0x2, payload))
+                }
+                creator.sendRawWithoutWaiting(RawWebSocket.text(#"{"type":"ping"}"#))
+                // Paused behind the slow peer, the sender's ping is not answered yet.
+                #expect(await creator.isQuiet(for: 0.5))
+                try await joiner.setReading(true)
+                for index in 0..<frames {
+                    let frame = try await joiner.nextFrame(timeout: 30)
+                    #expect(frame.opcode == 0x2 && frame.payload.count == size)
+                    #expect(Int(frame.payload[0]) << 8 | Int(frame.payload[1]) == index)
+                    #expect(frame.payload[2] == UInt8(truncatingIfNeeded: index))
+                }
+                #expect(try await creator.nextText(timeout: 30) == #"{"type":"pong"}"#)
+                await creator.close()
+                await joiner.close()
             }
-            creator.sendRawWithoutWaiting(RawWebSocket.text(#"{"type":"ping"}"#))
-            // Paused behind the slow peer, the sender's ping is not answered yet.
-            #expect(await creator.isQuiet(for: 0.5))
-            try await joiner.setReading(true)
-            for index in 0..<frames {
-                let frame = try await joiner.nextFrame(timeout: 30)
-                #expect(frame.opcode == 0x2 && frame.payload.count == size)
-                #expect(Int(frame.payload[0]) << 8 | Int(frame.payload[1]) == index)
-                #expect(frame.payload[2] == UInt8(truncatingIfNeeded: index))
-            }
-            #expect(try await creator.nextText(timeout: 30) == #"{"type":"pong"}"#)
-            await creator.close()
-            await joiner.close()
         }
-    }
 
-    @Test("a sender the server stopped reading (its peer does not read) is not closed for silence")
-    func pausedSenderIsNotSilent() async throws {
-        var limits = ServerLimits()
-        limits.roomRelayByteBurst = 1e9
-        limits.roomRelayBytesPerSecond = 1e9
-        limits.socketMessageBurst = 10_000
-        limits.silenceTimeout = .seconds(1)
-        limits.stallTimeout = .seconds(600)
-        try await TestServer.with(limits: limits) { server, _ in
-            let (creator, joiner, _) = try await Self.joined(server, code: "310005", receiveBuffer: 8_192)
-            try await joiner.setReading(false)
-            // The joiner is not silent (control pings, remembered while it does not read).
-            let keepAlive = joiner.repeatOnEventLoop(RawWebSocket.frame(opcode: 0x9, []), every: .milliseconds(200))
-            defer { keepAlive.cancel() }
-            // More than the kernel's buffers, the server's high-water mark and its queue of
-            // 64 messages: the server stops reading the creator.
-            for index in 0..<384 {
-                creator.sendRawWithoutWaiting(RawWebSocket.frame(opcode: 0x2, [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 65_520)))
+        @Test("a sender the server stopped reading (its peer does not read) is not closed for silence")
+        func pausedSenderIsNotSilent() async throws {
+            var limits = ServerLimits()
+            limits.roomRelayByteBurst = 1e9
+            limits.roomRelayBytesPerSecond = 1e9
+            limits.socketMessageBurst = 10_000
+            limits.silenceTimeout = .seconds(2)
+            limits.stallTimeout = .seconds(600)
+            try await TestServer.with(limits: limits) { server, _ in
+                let (creator, joiner, _) = try await SignalingSocketTests.joined(server, code: "310005", receiveBuffer: 8_192)
+                try await joiner.setReading(false)
+                // The joiner is not silent (control pings, remembered while it does not read).
+                let keepAlive = joiner.repeatOnEventLoop(RawWebSocket.frame(opcode: 0x9, []), every: .milliseconds(200))
+                defer { keepAlive.cancel() }
+                // More than the kernel's buffers (a few MiB), the server's high-water mark and
+                // one queued message: the server stops reading the creator.
+                for index in 0..<256 {
+                    creator.sendRawWithoutWaiting(RawWebSocket.frame(opcode: 0x2, [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 65_520)))
+                }
+                // Two and a half silence timeouts later the creator (which sent everything it
+                // had, and waits for the server) is still connected.
+                #expect(await !creator.closes(within: 5))
+                await creator.close()
+                await joiner.close()
             }
-            // Three silence timeouts later the creator (which sent everything it had, and is
-            // waiting for the server) is still connected.
-            #expect(await !creator.closes(within: 3))
-            await creator.close()
-            await joiner.close()
         }
     }
 }
