@@ -110,18 +110,24 @@ struct SignalingSocketTests {
 extension SignalingSocketTests {
     @Suite("Signaling sockets: a peer that does not read", .serialized)
     struct SlowPeer {
-        @Test("a peer that stops reading pauses the sender; nothing is lost or reordered when it reads again")
-        func backpressure() async throws {
+        /// Limits that let megabytes through one room: the relay budgets lifted, no stall
+        /// timeout to speak of, and the given silence timeout.
+        static func floodLimits(silence: Duration) -> ServerLimits {
             var limits = ServerLimits()
             limits.roomRelayByteBurst = 1e9
             limits.roomRelayBytesPerSecond = 1e9
             limits.socketMessageBurst = 10_000
+            limits.silenceTimeout = silence
+            limits.stallTimeout = .seconds(600)
+            return limits
+        }
+
+        @Test("a peer that stops reading pauses the sender; nothing is lost or reordered when it reads again")
+        func backpressure() async throws {
             // Backpressure, not timeouts, is tested here: on a loaded host reading 24 MiB in a
             // debug build takes long enough for the default silence (the joiner sends nothing)
             // and stall timeouts to close a socket.
-            limits.silenceTimeout = .seconds(600)
-            limits.stallTimeout = .seconds(600)
-            try await TestServer.with(limits: limits) { server, _ in
+            try await TestServer.with(limits: Self.floodLimits(silence: .seconds(600))) { server, _ in
                 let (creator, joiner, _) = try await SignalingSocketTests.joined(server, code: "310004", receiveBuffer: 8_192)
                 try await joiner.setReading(false)
                 // 24 MiB to a reader that takes nothing: more than the kernel's buffers and the
@@ -152,15 +158,9 @@ extension SignalingSocketTests {
 
         @Test("a sender the server stopped reading (its peer does not read) is not closed for silence")
         func pausedSenderIsNotSilent() async throws {
-            var limits = ServerLimits()
-            limits.roomRelayByteBurst = 1e9
-            limits.roomRelayBytesPerSecond = 1e9
-            limits.socketMessageBurst = 10_000
             // Long enough that the joiner's pings (every 200 ms) keep it open on a loaded host:
             // a closed joiner would end the pause, and the creator would then be silent.
-            limits.silenceTimeout = .seconds(5)
-            limits.stallTimeout = .seconds(600)
-            try await TestServer.with(limits: limits) { server, _ in
+            try await TestServer.with(limits: Self.floodLimits(silence: .seconds(5))) { server, _ in
                 let (creator, joiner, _) = try await SignalingSocketTests.joined(server, code: "310005", receiveBuffer: 8_192)
                 try await joiner.setReading(false)
                 // The joiner is not silent (control pings, remembered while it does not read).
