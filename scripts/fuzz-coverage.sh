@@ -36,8 +36,11 @@ for directory in "fuzz-corpus/$target-seeds" "fuzz-corpus/$target-work"; do
     [ -d "$directory" ] && corpora+=("$directory")
 done
 [ ${#corpora[@]} -gt 0 ] || { echo "no corpus in fuzz-corpus/$target-*: run scripts/fuzz.sh $target first" >&2; exit 1; }
-inputs="$(find "${corpora[@]}" -type f | wc -l)"
-LLVM_PROFILE_FILE="$profiles/%p.profraw" "$binary" "${corpora[@]}" > /dev/null
+# A snapshot: a fuzzer still running on the corpus replaces inputs as it goes.
+mkdir "$profiles/corpus"
+find "${corpora[@]}" -type f -exec cp -t "$profiles/corpus" {} + 2> /dev/null || true
+inputs="$(find "$profiles/corpus" -type f | wc -l)"
+LLVM_PROFILE_FILE="$profiles/%p.profraw" "$binary" "$profiles/corpus" > /dev/null
 "$llvm_profdata" merge -sparse "$profiles"/*.profraw -o "$profiles/merged.profdata"
 
 echo "$product: $inputs inputs replayed"
