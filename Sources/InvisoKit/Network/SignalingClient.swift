@@ -202,8 +202,7 @@ public actor SignalingClient {
     ///
     /// - Throws: As ``send(_:)``.
     public func send(binary: [UInt8]) async throws(SignalingClientError) {
-        guard binary.count <= configuration.maxMessageBytes else { throw .messageTooLarge }
-        try await write(frame: SignalingMachine.Frame(opcode: .binary, payload: binary))
+        try await send(binaries: [binary])
     }
 
     /// Sends binary frames to the other member as one write (the relay path's batches).

@@ -88,20 +88,22 @@ public final class RelayTransport: FrameTransport {
                 return FrameBatchResult(sent: sent, failure: state.withLock({ $0.closed }) ? .closed : .notConnected)
             }
             let remaining = frames.count - sent
-            let grant: Result<Int, TransportError>? = state.withLock { state in
-                guard !state.closed else { return .failure(.closed) }
+            let grant: Grant = state.withLock { state in
+                guard !state.closed else { return .closed }
                 refill(&state)
-                guard state.tokens >= 1 else { return nil }
+                guard state.tokens >= 1 else {
+                    return .wait(.milliseconds(Int(((1 - state.tokens) / pacing.messagesPerSecond * 1_000).rounded(.up))))
+                }
                 let count = min(remaining, Int(state.tokens.rounded(.down)))
                 state.tokens -= Double(count)
-                return .success(count)
+                return .send(count)
             }
             switch grant {
-            case .failure(let error):
-                return FrameBatchResult(sent: sent, failure: error)
-            case nil:
-                do { try await clock.sleep(for: waitForToken()) } catch { return FrameBatchResult(sent: sent, failure: .closed) }
-            case .success(let count):
+            case .closed:
+                return FrameBatchResult(sent: sent, failure: .closed)
+            case .wait(let wait):
+                do { try await clock.sleep(for: wait) } catch { return FrameBatchResult(sent: sent, failure: .closed) }
+            case .send(let count):
                 do {
                     try await signaling.send(binaries: Array(frames[sent..<(sent + count)]))
                 } catch {
@@ -127,10 +129,14 @@ public final class RelayTransport: FrameTransport {
         state.refilledAt = current
     }
 
-    /// How long until the bucket holds one token.
-    private func waitForToken() -> Duration {
-        let tokens = state.withLock { $0.tokens }
-        return .milliseconds(Int(((1 - tokens) / pacing.messagesPerSecond * 1_000).rounded(.up)))
+    /// What the token bucket allows now.
+    private enum Grant {
+        /// Send this many frames.
+        case send(Int)
+        /// Wait this long for one token.
+        case wait(Duration)
+        /// The transport is closed.
+        case closed
     }
 
     /// Ends this path: ``incoming`` finishes and sends throw ``TransportError/closed``.
