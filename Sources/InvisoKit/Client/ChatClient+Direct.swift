@@ -9,11 +9,14 @@ extension ChatClient {
     func openDirectListener(key: SecretBytes, role: V2Pairing.Role) {
         guard let directConfiguration = configuration.direct else { return }
         let logger = logger
+        let loop = executorLoop
         spawn { [weak self] in
             let listener: DirectListener
             do {
+                // On the client's loop, like the signaling socket: a frame then goes from
+                // the socket to the machine and back without a thread switch.
                 listener = try await DirectListener.bind(
-                    key: key, role: role, configuration: directConfiguration, logger: logger)
+                    key: key, role: role, configuration: directConfiguration, group: loop, logger: logger)
             } catch {
                 logger.debug("direct path: no listener; staying on the relay", metadata: ["reason": "\(error)"])
                 await self?.feed(.directFailed)

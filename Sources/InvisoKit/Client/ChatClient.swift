@@ -45,7 +45,8 @@ public actor ChatClient {
     /// The threads sessions run on: a client's work, store calls included (SQLite and
     /// sealing block), runs on one of these instead of Swift's cooperative pool, so a slow
     /// disk never holds up the pool's few threads (and the timers and sockets of everything
-    /// else). No channel is registered on them.
+    /// else). A client's own sockets (signaling, direct path) share its loop, so its frames
+    /// reach the machine without a thread switch; no one else's do.
     static let executorGroup = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
     /// The event loop this client's actor runs on.
@@ -263,10 +264,22 @@ public actor ChatClient {
     ///   before ``invite()`` / ``join(_:)``, ``ChatError/outboxFull``.
     @discardableResult
     public func send(_ payload: ChatPayload) async throws(ChatError) -> UInt64 {
+        try await send(contentsOf: [payload]).lowerBound
+    }
+
+    /// Queues messages in order — all of them, or none — and returns their ids
+    /// (consecutive). Each call from another thread costs two thread switches, since the
+    /// client runs on its own event loop: a caller with many messages (a file's chunks, a
+    /// pasted text) sends them in one call, which also seals them in one pass.
+    ///
+    /// - Throws: As ``send(_:)``; ``ChatError/outboxFull`` when the outbox cannot take
+    ///   them all (nothing was queued).
+    @discardableResult
+    public func send(contentsOf payloads: [ChatPayload]) async throws(ChatError) -> Range<UInt64> {
         guard machine != nil else { throw state == .closed ? .closed : .wrongState }
-        let (id, actions) = try machine!.send(payload, at: now)
+        let (ids, actions) = try machine!.send(contentsOf: payloads, at: now)
         await perform(actions)
-        return id
+        return ids
     }
 
     // MARK: - Lifetimes

@@ -142,11 +142,21 @@ public struct ReliableLink: Sendable {
     /// - Throws: ``ReliableError/outboxFull`` when ``Configuration/outboxLimit`` messages
     ///   are unacknowledged.
     public mutating func enqueue(_ payload: [UInt8]) throws(ReliableError) -> UInt64 {
-        guard unacknowledgedCount < configuration.outboxLimit else { throw .outboxFull }
-        let seq = nextSeq
-        outbox.append(Outgoing(seq: seq, payload: payload))
-        nextSeq += 1
-        return seq
+        try enqueue(contentsOf: CollectionOfOne(payload)).lowerBound
+    }
+
+    /// Queues messages in order: all of them, or none (the outbox keeps its limit).
+    ///
+    /// - Returns: Their sequence numbers; empty for no messages.
+    /// - Throws: ``ReliableError/outboxFull`` when the outbox cannot take them all.
+    public mutating func enqueue(contentsOf payloads: some Collection<[UInt8]>) throws(ReliableError) -> Range<UInt64> {
+        guard payloads.count <= configuration.outboxLimit - unacknowledgedCount else { throw .outboxFull }
+        let first = nextSeq
+        for payload in payloads {
+            outbox.append(Outgoing(seq: nextSeq, payload: payload))
+            nextSeq += 1
+        }
+        return first..<nextSeq
     }
 
     /// How many messages wait for the peer's ack.

@@ -83,18 +83,30 @@ extension ChatSessionMachine {
     ///
     /// - Throws: ``ChatError/closed`` after the session ended, ``ChatError/outboxFull``.
     public mutating func send(_ payload: ChatPayload, at time: ChatTime) throws(ChatError) -> (id: UInt64, actions: [Action]) {
+        let (ids, actions) = try send(contentsOf: [payload], at: time)
+        return (ids.lowerBound, actions)
+    }
+
+    /// Queues messages in order — all of them, or none when the outbox cannot take them
+    /// all — and returns their ids, consecutive. One save and one sealing pass carry the
+    /// lot: what a caller with many messages (a file's chunks, a pasted text) should use.
+    ///
+    /// - Throws: As ``send(_:at:)``; nothing was queued.
+    public mutating func send(contentsOf payloads: [ChatPayload], at time: ChatTime) throws(ChatError) -> (ids: Range<UInt64>, actions: [Action]) {
         guard state != .closed else { throw .closed }
-        let id: UInt64
+        let ids: Range<UInt64>
         do {
-            id = try link.enqueue(payload.plaintext)
+            ids = try link.enqueue(contentsOf: payloads.lazy.map(\.plaintext))
         } catch {
             throw .outboxFull
         }
-        var actions: [Action] = [.storeSent(id: id, payload: payload)]
+        var actions: [Action] = []
+        actions.reserveCapacity(payloads.count * 2 + 1)
+        for (id, payload) in zip(ids, payloads) { actions.append(.storeSent(id: id, payload: payload)) }
         // Saved at once, so that a message accepted here survives the process.
-        if configuration.persists { actions.append(.saveSnapshot) }
+        if configuration.persists, !payloads.isEmpty { actions.append(.saveSnapshot) }
         pump(&actions)
-        return (id, actions)
+        return (ids, actions)
     }
 
     /// Proposes a message lifetime (`lifetime_proposal`); it applies once the peer accepts.

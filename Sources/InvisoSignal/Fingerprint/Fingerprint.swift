@@ -54,16 +54,30 @@ public struct Fingerprint: Sendable, Hashable {
             remoteFingerprint: Array(remote.prefix(ScannableFingerprint.contentByteCount)))
     }
 
-    /// One side's 64-byte fingerprint hash.
+    /// One side's 64-byte fingerprint hash: SHA-512 over `0x0000 ‖ key ‖ stable id ‖ key`,
+    /// then `iterations − 1` times over `previous digest ‖ key`.
+    ///
+    /// The rounds hash one reused buffer (`digest ‖ key`) in place: with 5,200 rounds per
+    /// side, an array per round cost as much as the hashing (a safety number is computed
+    /// when a chat is secured, on the way to its first message).
     package static func hash(iterations: Int, stableID: [UInt8], identity: IdentityKey) -> [UInt8] {
         let key = identity.serialized
-        var hash = [0x00, 0x00] + key + stableID
-        for _ in 0..<iterations {
-            var hasher = SHA512()
-            hasher.update(data: hash)
-            hasher.update(data: key)
-            hash = Array(hasher.finalize())
+        guard iterations > 0 else { return [0x00, 0x00] + key + stableID }
+        var first = SHA512()
+        first.update(data: [0x00, 0x00] + key + stableID)
+        first.update(data: key)
+        let digestCount = SHA512.byteCount
+        var buffer = [UInt8](repeating: 0, count: digestCount + key.count)
+        buffer.withUnsafeMutableBytes { round in
+            let digest = UnsafeMutableRawBufferPointer(rebasing: round[..<digestCount])
+            first.finalize().withUnsafeBytes { digest.copyMemory(from: $0) }
+            key.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: round[digestCount...]).copyMemory(from: $0) }
+            for _ in 1..<iterations {
+                var hasher = SHA512()
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(round))
+                hasher.finalize().withUnsafeBytes { digest.copyMemory(from: $0) }
+            }
         }
-        return hash
+        return Array(buffer.prefix(digestCount))
     }
 }

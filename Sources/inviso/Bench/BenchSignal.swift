@@ -38,6 +38,47 @@ struct BenchSignal: ParsableCommand {
             let name = kyber ? "PQXDH session setup + first message" : "X3DH session setup + first message"
             if options.selected(name) { report.emit(try setups(name: name, kyber: kyber)) }
         }
+        let safetyName = "safety number (fingerprint v2, 5,200 rounds per side)"
+        if options.selected(safetyName) { report.emit(try safetyNumbers(name: safetyName)) }
+    }
+
+    // MARK: Safety numbers
+
+    /// A safety number (both sides' hashes) beside its ceiling: the same 2 × 5,200 SHA-512
+    /// rounds of a digest and a 33-byte key, called directly.
+    private func safetyNumbers(name: String) throws -> BenchResult {
+        let local = IdentityKeyPair.generate().identityKey
+        let remote = IdentityKeyPair.generate().identityKey
+        let iterations = 5_200
+        let ours = BenchOperation(workPerCall: 1) { count in
+            do {
+                for _ in 0..<count {
+                    let fingerprint = try Fingerprint(
+                        version: 2, iterations: iterations, localStableID: Array("alice".utf8), localIdentity: local,
+                        remoteStableID: Array("bob".utf8), remoteIdentity: remote)
+                    consume(fingerprint.scannable.serialized.last ?? 0)
+                }
+            } catch {
+                fatalError("safety number failed in the benchmark: \(error)")
+            }
+        }
+        let keys = [local.serialized, remote.serialized]
+        let baseline = BenchOperation(workPerCall: 1) { count in
+            for _ in 0..<count {
+                for key in keys {
+                    var digest = SHA512.hash(data: [0, 0] + key + Array("alice".utf8) + key)
+                    for _ in 1..<iterations {
+                        var hasher = SHA512()
+                        digest.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+                        hasher.update(data: key)
+                        digest = hasher.finalize()
+                    }
+                    consume(digest.withUnsafeBytes { $0[0] })
+                }
+            }
+        }
+        let rates = options.compare(ours: ours, baseline: baseline)
+        return BenchResult(name: name, value: rates.ours, unit: "safety numbers/s", baseline: rates.baseline, ratio: rates.ratio)
     }
 
     // MARK: Messages

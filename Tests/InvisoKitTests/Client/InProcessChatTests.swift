@@ -93,6 +93,24 @@ struct InProcessChatTests {
         #expect(pair.server.connectionCount == 0)
     }
 
+    @Test("Messages sent in one call arrive in order with consecutive ids; a batch the outbox cannot take is refused whole")
+    func sendContentsOf() async throws {
+        let pair = try await Self.paired { $0.reliable.outboxLimit = 300 }
+        let first = try await pair.alice.send(contentsOf: (0..<200).map { .text(ChatFixture.text("alice", $0)) })
+        #expect(first == 1..<201)
+        await #expect(throws: ChatError.outboxFull) {
+            try await pair.alice.send(contentsOf: (200..<400).map { .text(ChatFixture.text("alice", $0)) })
+        }
+        let second = try await pair.alice.send(contentsOf: (200..<250).map { .text(ChatFixture.text("alice", $0)) })
+        #expect(second == 201..<251)
+        #expect(try await pair.alice.send(contentsOf: []).isEmpty)
+        try await Self.run(pair.clock, until: "everything delivered") { pair.aliceLog.delivered.count == 250 }
+        ChatFixture.expectMessages(pair.bobLog, (0..<250).map { ChatFixture.text("alice", $0) })
+        #expect(pair.aliceLog.delivered == Array(1...250))
+        await pair.alice.leave()
+        await pair.bob.leave()
+    }
+
     @Test("A lost network: both reconnect after their backoff and nothing sent meanwhile is lost")
     func droppedConnections() async throws {
         let pair = try await Self.paired()

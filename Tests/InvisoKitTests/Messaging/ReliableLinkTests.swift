@@ -76,6 +76,18 @@ struct ReliableLinkTests {
         #expect(try link.enqueue([3]) == 3)
     }
 
+    @Test func aBatchIsQueuedWholeOrNotAtAll() throws {
+        var configuration = ReliableLink.Configuration()
+        configuration.outboxLimit = 4
+        var link = ReliableLink(configuration: configuration)
+        #expect(try link.enqueue(contentsOf: [[1], [2], [3]]) == 1..<4)
+        #expect(throws: ReliableError.outboxFull) { try link.enqueue(contentsOf: [[4], [5]]) }
+        #expect(link.nextSeq == 4 && link.unacknowledgedCount == 3)
+        #expect(try link.enqueue(contentsOf: [[UInt8]]()) == 4..<4)
+        #expect(try link.enqueue(contentsOf: [[4]]) == 4..<5)
+        #expect(link.takeTransmissions().map(\.payload) == [[1], [2], [3], [4]])
+    }
+
     @Test func receiverDeduplicatesAndRestoresOrder() throws {
         var link = ReliableLink()
         #expect(try link.receive(seq: 1, payload: [1]).map(\.seq) == [1])
