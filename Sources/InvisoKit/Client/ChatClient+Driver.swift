@@ -3,6 +3,7 @@ import InvisoStore
 import InvisoTime
 import InvisoWire
 import Logging
+import Synchronization
 
 // MARK: - Running the machine: the task group, actions, paths and timers
 
@@ -14,8 +15,45 @@ extension ChatClient: TimerDriving {
         startRunning()
         startSignaling()
         if store != nil { spawn { [weak self] in await self?.expiryLoop() } }
-        let actions = self.machine!.start(at: now)
+        let actions = step { $0.start(at: now) }
+        spawn { [weak self, drainRequests] in
+            for await _ in drainRequests { await self?.drainSubmissions() }
+        }
         await perform(actions)
+    }
+
+    /// Runs one step of the machine: first the messages other threads submitted, in order
+    /// (so they get the ids they were promised), then `body`; then brings the submissions'
+    /// view of the machine up to date. The lock covers the step only; the caller carries
+    /// out the actions after it.
+    func step<Failure: Error>(
+        _ body: (inout ChatSessionMachine) throws(Failure) -> [ChatSessionMachine.Action]
+    ) throws(Failure) -> [ChatSessionMachine.Action] {
+        let time = now
+        return try submissions.withLock { queue throws(Failure) -> [ChatSessionMachine.Action] in
+            try Self.step(&machine!, &queue, at: time, body)
+        }
+    }
+
+    /// ``step(_:)`` on the machine in place (reading `machine!` inside the lock's closure
+    /// copied the whole machine, several times a step).
+    private static func step<Failure: Error>(
+        _ machine: inout ChatSessionMachine, _ queue: inout MessageSubmissions, at time: ChatTime,
+        _ body: (inout ChatSessionMachine) throws(Failure) -> [ChatSessionMachine.Action]
+    ) throws(Failure) -> [ChatSessionMachine.Action] {
+        var actions: [ChatSessionMachine.Action] = []
+        let pending = queue.take()
+        // It fails only once the session closed: those messages end with it.
+        if !pending.isEmpty, let sent = try? machine.send(contentsOf: pending, at: time) { actions = sent.actions }
+        defer { queue.sync(nextMessageID: machine.nextMessageID, outboxRoom: machine.outboxRoom, isClosed: machine.state == .closed) }
+        actions += try body(&machine)
+        return actions
+    }
+
+    /// Hands the messages other threads submitted to the machine.
+    func drainSubmissions() async {
+        guard machine != nil else { return }
+        await perform(step { _ in [] })
     }
 
     /// The one task group every child task of the session runs in; it ends when the
@@ -39,7 +77,7 @@ extension ChatClient: TimerDriving {
     /// Feeds an event to the machine and carries out its actions.
     func feed(_ event: ChatSessionMachine.Event) async {
         guard machine != nil else { return }
-        let actions = machine!.handle(event, at: now)
+        let actions = step { $0.handle(event, at: now) }
         await perform(actions)
     }
 
@@ -305,6 +343,6 @@ extension ChatClient: TimerDriving {
             closeIdle(.suspended)
             return
         }
-        await perform(machine!.suspend())
+        await perform(step { $0.suspend() })
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 public import InvisoCrypto
 import InvisoNoise
 public import InvisoStore
@@ -106,6 +107,13 @@ public actor ChatClient {
         var sending = false
     }
 
+    /// Messages sent from other threads that the machine has not taken yet (a session
+    /// that stores nothing; see ``send(contentsOf:)``).
+    nonisolated let submissions = Mutex(MessageSubmissions())
+    /// Rung when ``submissions`` has messages for the machine; a child task drains them.
+    nonisolated let drainBell: AsyncStream<Void>.Continuation
+    let drainRequests: AsyncStream<Void>
+
     /// Waiting for the relay's batch in progress to end (a closing pairing failure lets its
     /// abort frame out first).
     var relayBatchWaiters: [CheckedContinuation<Void, Never>] = []
@@ -157,6 +165,7 @@ public actor ChatClient {
         self.logger = logger
         self.frameTap = frameTap
         (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        (drainRequests, drainBell) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     // MARK: - Starting
@@ -252,7 +261,7 @@ public actor ChatClient {
 
     /// Sends a text; see ``send(_:)``.
     @discardableResult
-    public func send(text: String) async throws(ChatError) -> UInt64 {
+    public nonisolated func send(text: String) async throws(ChatError) -> UInt64 {
         try await send(.text(text))
     }
 
@@ -263,21 +272,39 @@ public actor ChatClient {
     /// - Throws: ``ChatError/closed`` after the session ended, ``ChatError/wrongState``
     ///   before ``invite()`` / ``join(_:)``, ``ChatError/outboxFull``.
     @discardableResult
-    public func send(_ payload: ChatPayload) async throws(ChatError) -> UInt64 {
+    public nonisolated func send(_ payload: ChatPayload) async throws(ChatError) -> UInt64 {
         try await send(contentsOf: [payload]).lowerBound
     }
 
     /// Queues messages in order — all of them, or none — and returns their ids
-    /// (consecutive). Each call from another thread costs two thread switches, since the
-    /// client runs on its own event loop: a caller with many messages (a file's chunks, a
-    /// pasted text) sends them in one call, which also seals them in one pass.
+    /// (consecutive).
+    ///
+    /// In a session that stores nothing (ephemeral, or no store) the call returns at once,
+    /// without waiting for the client's event loop: the messages wait in a queue that the
+    /// machine takes whole, in order, on its next step, so a caller sending one message
+    /// per call from another thread costs no thread switch per message. In a stored
+    /// session the call returns once the store holds the messages (they survive the
+    /// process); a caller with many messages (a file's chunks, a pasted text) then sends
+    /// them in one call, which saves once.
     ///
     /// - Throws: As ``send(_:)``; ``ChatError/outboxFull`` when the outbox cannot take
     ///   them all (nothing was queued).
     @discardableResult
-    public func send(contentsOf payloads: [ChatPayload]) async throws(ChatError) -> Range<UInt64> {
+    public nonisolated func send(contentsOf payloads: [ChatPayload]) async throws(ChatError) -> Range<UInt64> {
+        guard store == nil else { return try await sendStored(payloads) }
+        let (ids, scheduleDrain) = try submissions.withLock { queue throws(ChatError) in try queue.submit(payloads) }
+        if scheduleDrain { drainBell.yield() }
+        return ids
+    }
+
+    private func sendStored(_ payloads: [ChatPayload]) async throws(ChatError) -> Range<UInt64> {
         guard machine != nil else { throw state == .closed ? .closed : .wrongState }
-        let (ids, actions) = try machine!.send(contentsOf: payloads, at: now)
+        var ids = 0..<UInt64(0)
+        let actions = try step { machine throws(ChatError) in
+            let sent = try machine.send(contentsOf: payloads, at: now)
+            ids = sent.ids
+            return sent.actions
+        }
         await perform(actions)
         return ids
     }
@@ -290,7 +317,7 @@ public actor ChatClient {
     /// - Throws: As ``send(_:)``.
     public func proposeLifetime(_ lifetime: MessageLifetime) async throws(ChatError) {
         guard machine != nil else { throw state == .closed ? .closed : .wrongState }
-        await perform(try machine!.proposeLifetime(lifetime, at: now))
+        await perform(try step { machine throws(ChatError) in try machine.proposeLifetime(lifetime, at: now) })
     }
 
     /// Accepts the peer's proposal (`lifetime_accept`) and applies it.
@@ -298,7 +325,7 @@ public actor ChatClient {
     /// - Throws: As ``send(_:)``.
     public func acceptLifetime(_ lifetime: MessageLifetime) async throws(ChatError) {
         guard machine != nil else { throw state == .closed ? .closed : .wrongState }
-        await perform(try machine!.acceptLifetime(lifetime, at: now))
+        await perform(try step { machine throws(ChatError) in try machine.acceptLifetime(lifetime, at: now) })
     }
 
     /// Rejects the peer's proposal (`lifetime_reject`).
@@ -306,7 +333,7 @@ public actor ChatClient {
     /// - Throws: As ``send(_:)``.
     public func rejectLifetime(reason: String? = nil) async throws(ChatError) {
         guard machine != nil else { throw state == .closed ? .closed : .wrongState }
-        await perform(try machine!.rejectLifetime(reason: reason, at: now))
+        await perform(try step { machine throws(ChatError) in try machine.rejectLifetime(reason: reason, at: now) })
     }
 
     // MARK: - Session management
@@ -346,12 +373,12 @@ public actor ChatClient {
     public var isCreator: Bool { machine?.role == .creator }
 
     /// How many messages wait for the peer's ack.
-    public var unacknowledgedCount: Int { machine?.link.unacknowledgedCount ?? 0 }
+    public var unacknowledgedCount: Int { (machine?.link.unacknowledgedCount ?? 0) + submissions.withLock { $0.pending.count } }
 
     /// How many of our messages have not left for good yet: (v2) those the peer has not
     /// acknowledged, (v1) those sealed but not yet handed to a path. Zero means a `leave()`
     /// now loses nothing we could still deliver.
-    public var undeliveredCount: Int { machine?.undeliveredCount ?? 0 }
+    public var undeliveredCount: Int { (machine?.undeliveredCount ?? 0) + submissions.withLock { $0.pending.count } }
 
     /// This session's device id (tests).
     var deviceID: String? { machine?.deviceID }
@@ -367,7 +394,7 @@ public actor ChatClient {
     /// - Throws: ``ChatError/closed``, ``ChatError/wrongState`` before the room is joined.
     public func sendTransportCandidates(_ candidates: [TransportCandidates.Candidate]) async throws(ChatError) {
         guard machine != nil else { throw state == .closed ? .closed : .wrongState }
-        await perform(try machine!.sendTransportCandidates(candidates))
+        await perform(try step { machine throws(ChatError) in try machine.sendTransportCandidates(candidates) })
     }
 
     /// Leaves for good: `leave_room` (the peer sees ``ChatCloseReason/peerLeft``), the
@@ -379,7 +406,7 @@ public actor ChatClient {
             closeIdle(.left)
             return
         }
-        await perform(machine!.leave())
+        await perform(step { $0.leave() })
     }
 
     // MARK: - Helpers

@@ -204,9 +204,9 @@ extension ChatSessionMachine {
 
     /// The oldest `count` items on `path` went out.
     mutating func sent(path: PathID, count: Int) {
-        guard var items = inFlight[path] else { return }
-        items.removeFirst(min(count, items.count))
-        inFlight[path] = items
+        // In place: a copy taken out of the dictionary would copy the whole array.
+        guard let held = inFlight[path]?.count else { return }
+        inFlight[path]!.removeFirst(min(count, held))
     }
 
     /// `path` refused an item after `sent` went out; the driver dropped the rest. Handshake

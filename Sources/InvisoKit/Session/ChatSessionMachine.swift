@@ -391,6 +391,12 @@ public struct ChatSessionMachine: Sendable {
         return link.unacknowledgedCount + v1Unsent.count + v1InFlight
     }
 
+    /// The id the next message ``send(_:at:)`` queues gets.
+    public var nextMessageID: UInt64 { link.nextSeq }
+
+    /// How many more messages the outbox takes before ``send(_:at:)`` refuses.
+    public var outboxRoom: Int { max(0, link.configuration.outboxLimit - link.unacknowledgedCount) }
+
     /// How many items were handed to `path` and not yet reported sent.
     public func inFlightCount(on path: PathID) -> Int { inFlight[path]?.count ?? 0 }
 

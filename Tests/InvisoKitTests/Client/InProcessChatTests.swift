@@ -1,4 +1,5 @@
 @testable import InvisoKit
+import InvisoStore
 import InvisoTesting
 import InvisoTime
 import InvisoWire
@@ -107,6 +108,39 @@ struct InProcessChatTests {
         try await Self.run(pair.clock, until: "everything delivered") { pair.aliceLog.delivered.count == 250 }
         ChatFixture.expectMessages(pair.bobLog, (0..<250).map { ChatFixture.text("alice", $0) })
         #expect(pair.aliceLog.delivered == Array(1...250))
+        await pair.alice.leave()
+        await pair.bob.leave()
+    }
+
+    @Test("Sends from many threads at once, with a lifetime proposal among them: every id once, each message arrives under the id its sender got")
+    func concurrentSends() async throws {
+        let pair = try await Self.paired()
+        let alice = pair.alice
+        let sent = try await withThrowingTaskGroup(of: [(UInt64, String)].self) { group in
+            for sender in 0..<4 {
+                group.addTask {
+                    var sent: [(UInt64, String)] = []
+                    for index in 0..<100 {
+                        let text = ChatFixture.text("sender\(sender)", index)
+                        sent.append((try await alice.send(text: text), text))
+                    }
+                    return sent
+                }
+            }
+            group.addTask {
+                try await alice.proposeLifetime(.oneHour)
+                return []
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(Set(sent.map(\.0)).count == 400)
+        try await Self.run(pair.clock, until: "everything delivered") { pair.aliceLog.delivered.count == 401 }
+        #expect(Set(pair.aliceLog.delivered) == Set(1...401))
+        let received = Dictionary(uniqueKeysWithValues: pair.bobLog.messages.compactMap { message -> (UInt64, String)? in
+            if case .text(let text) = message.payload { (message.id, text) } else { nil }
+        })
+        for (id, text) in sent { #expect(received[id] == text) }
+        #expect(pair.bobLog.all.contains { if case .lifetimeProposed(.oneHour) = $0 { true } else { false } })
         await pair.alice.leave()
         await pair.bob.leave()
     }
