@@ -102,9 +102,11 @@ extension ChatSessionMachine {
         }
         var actions: [Action] = []
         actions.reserveCapacity(payloads.count * 2 + 1)
-        for (id, payload) in zip(ids, payloads) { actions.append(.storeSent(id: id, payload: payload)) }
-        // Saved at once, so that a message accepted here survives the process.
-        if configuration.persists, !payloads.isEmpty { actions.append(.saveSnapshot) }
+        if configuration.persists, !payloads.isEmpty {
+            for (id, payload) in zip(ids, payloads) { actions.append(.storeSent(id: id, payload: payload)) }
+            // Saved at once, so that a message accepted here survives the process.
+            actions.append(.saveSnapshot)
+        }
         pump(&actions)
         return (ids, actions)
     }

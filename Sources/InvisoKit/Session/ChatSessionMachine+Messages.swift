@@ -95,7 +95,7 @@ extension ChatSessionMachine {
         switch record {
         case .ack(let ack):
             guard let acknowledged = try? link.acknowledge(ack) else { return }
-            actions.append(.markDelivered(acknowledged))
+            if configuration.persists { actions.append(.markDelivered(acknowledged)) }
             for id in acknowledged { actions.append(.emit(.delivered(id: id))) }
         case .data(let seq, let payload):
             guard channel?.carriesAcknowledgements == true else {
@@ -129,7 +129,10 @@ extension ChatSessionMachine {
         default:
             break
         }
-        actions.append(.storeReceived(id: id, payload: payload))
+        // Nothing is stored: the message is new (repeats come only from a resumed session,
+        // which needs a store), so it is reported in this step rather than after a round
+        // trip through the driver.
+        actions.append(configuration.persists ? .storeReceived(id: id, payload: payload) : .emit(.message(id: id, payload: payload)))
     }
 
     // MARK: Sending

@@ -64,7 +64,8 @@ public struct ChatSessionMachine: Sendable {
         public var directCandidatesTimeout: Duration = .seconds(30)
         /// The message layer's windows and limits.
         public var reliable = ReliableLink.Configuration()
-        /// Whether the session is kept in a store (otherwise no save action is returned).
+        /// Whether the session is kept in a store (otherwise no store or save action is
+        /// returned, and received messages are emitted at once).
         public var persists = true
 
         /// The defaults.
@@ -184,11 +185,12 @@ public struct ChatSessionMachine: Sendable {
         case saveSnapshot
         /// Store the snapshot soon (coalesce).
         case snapshotChanged
-        /// Store a message we sent.
+        /// Store a message we sent (``Configuration/persists`` only).
         case storeSent(id: UInt64, payload: ChatPayload)
-        /// Store a received message, then report ``Event/receivedStored(id:payload:isNew:)``.
+        /// Store a received message, then report ``Event/receivedStored(id:payload:isNew:)``
+        /// (``Configuration/persists`` only; otherwise the machine emits the message itself).
         case storeReceived(id: UInt64, payload: ChatPayload)
-        /// Mark our messages delivered in the store.
+        /// Mark our messages delivered in the store (``Configuration/persists`` only).
         case markDelivered(ClosedRange<UInt64>)
         /// Pin the peer's identity for this session.
         case pinIdentity(peer: [UInt8], safetyNumber: String?, isVerified: Bool)
