@@ -373,12 +373,15 @@ public actor ChatClient {
     public var isCreator: Bool { machine?.role == .creator }
 
     /// How many messages wait for the peer's ack.
-    public var unacknowledgedCount: Int { (machine?.link.unacknowledgedCount ?? 0) + submissions.withLock { $0.pending.count } }
+    public var unacknowledgedCount: Int { (machine?.link.unacknowledgedCount ?? 0) + submittedCount }
 
     /// How many of our messages have not left for good yet: (v2) those the peer has not
     /// acknowledged, (v1) those sealed but not yet handed to a path. Zero means a `leave()`
     /// now loses nothing we could still deliver.
-    public var undeliveredCount: Int { (machine?.undeliveredCount ?? 0) + submissions.withLock { $0.pending.count } }
+    public var undeliveredCount: Int { (machine?.undeliveredCount ?? 0) + submittedCount }
+
+    /// Messages ``send(contentsOf:)`` accepted that the machine has not taken yet.
+    private nonisolated var submittedCount: Int { submissions.withLock { $0.pending.count } }
 
     /// This session's device id (tests).
     var deviceID: String? { machine?.deviceID }

@@ -150,7 +150,7 @@ public struct ReliableLink: Sendable {
     /// - Returns: Their sequence numbers; empty for no messages.
     /// - Throws: ``ReliableError/outboxFull`` when the outbox cannot take them all.
     public mutating func enqueue(contentsOf payloads: some Collection<[UInt8]>) throws(ReliableError) -> Range<UInt64> {
-        guard payloads.count <= configuration.outboxLimit - unacknowledgedCount else { throw .outboxFull }
+        guard payloads.count <= room else { throw .outboxFull }
         let first = nextSeq
         for payload in payloads {
             outbox.append(Outgoing(seq: nextSeq, payload: payload))
@@ -161,6 +161,9 @@ public struct ReliableLink: Sendable {
 
     /// How many messages wait for the peer's ack.
     public var unacknowledgedCount: Int { outbox.count - outboxStart }
+
+    /// How many more messages ``enqueue(contentsOf:)`` takes before it refuses.
+    public var room: Int { max(0, configuration.outboxLimit - unacknowledgedCount) }
 
     /// The unacknowledged messages, oldest first.
     public var unacknowledged: ArraySlice<Outgoing> { outbox[outboxStart...] }

@@ -101,8 +101,8 @@ extension ChatSessionMachine {
             throw .outboxFull
         }
         var actions: [Action] = []
-        actions.reserveCapacity(payloads.count * 2 + 1)
         if configuration.persists, !payloads.isEmpty {
+            actions.reserveCapacity(payloads.count + 1)
             for (id, payload) in zip(ids, payloads) { actions.append(.storeSent(id: id, payload: payload)) }
             // Saved at once, so that a message accepted here survives the process.
             actions.append(.saveSnapshot)

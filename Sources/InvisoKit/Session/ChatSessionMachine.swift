@@ -397,7 +397,7 @@ public struct ChatSessionMachine: Sendable {
     public var nextMessageID: UInt64 { link.nextSeq }
 
     /// How many more messages the outbox takes before ``send(_:at:)`` refuses.
-    public var outboxRoom: Int { max(0, link.configuration.outboxLimit - link.unacknowledgedCount) }
+    public var outboxRoom: Int { link.room }
 
     /// How many items were handed to `path` and not yet reported sent.
     public func inFlightCount(on path: PathID) -> Int { inFlight[path]?.count ?? 0 }
