@@ -54,9 +54,12 @@ extension ChatClient {
             await feed(.connectionLost)
         case .disconnected:
             await feed(.relayDisconnected)
-        case .serverError:
-            logger.debug("server refused a signaling message")
-        case .connected, .joined, .reconnecting:
+        case .serverError(let text):
+            // One of the server's fixed messages (`docs/server.md`): no ids, no content.
+            logger.debug("server refused a signaling message", metadata: ["error": "\(text)"])
+        case .connected:
+            logger.debug("signaling connected")
+        case .joined, .reconnecting:
             break
         }
     }

@@ -383,6 +383,16 @@ public actor ChatClient {
     /// Messages ``send(contentsOf:)`` accepted that the machine has not taken yet.
     private nonisolated var submittedCount: Int { submissions.withLock { $0.pending.count } }
 
+    /// Where the driver is, for a test that timed out: the machine's state, each path's
+    /// queue, the submissions not yet taken. No keys, ids or contents.
+    var diagnostics: String {
+        let pathStates = paths.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+            "\($0.key.rawValue):queued=\($0.value.queued.count),sending=\($0.value.sending)"
+        }
+        return "state=\(state) path=\(machine.map { "\($0.currentPath)" } ?? "none") paths=[\(pathStates.joined(separator: " "))] "
+            + "relayWaiters=\(relayBatchWaiters.count) submitted=\(submittedCount) running=\(jobs != nil)"
+    }
+
     /// This session's device id (tests).
     var deviceID: String? { machine?.deviceID }
 

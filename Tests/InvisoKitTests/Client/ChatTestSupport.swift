@@ -15,8 +15,13 @@ final class ChatEventLog: Sendable {
 
     private let box = Box()
     let reader: Task<Void, Never>
+    /// The client's log, quoted when a wait times out.
+    let log: LogCapture?
+    private weak let client: ChatClient?
 
-    init(_ client: ChatClient) {
+    init(_ client: ChatClient, log: LogCapture? = nil) {
+        self.log = log
+        self.client = client
         reader = Task { [box] in
             for await event in client.events { box.events.withLock { $0.list.append(event) } }
             box.events.withLock { $0.finished = true }
@@ -55,7 +60,10 @@ final class ChatEventLog: Sendable {
         while !condition(self) {
             guard ContinuousClock.now < deadline else {
                 let summary = all.suffix(8).map { "\($0)" }.joined(separator: ", ")
-                throw NetworkTestFailure("timed out waiting for \(what); last events: \(summary)")
+                let state = await client?.diagnostics ?? "client gone"
+                let lines = log?.all.suffix(12).joined(separator: " | ") ?? "not recorded"
+                throw NetworkTestFailure(
+                    "timed out waiting for \(what); last events: \(summary); client: \(state); log: \(lines)")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -121,16 +129,20 @@ enum ChatFixture {
     static func client(
         _ server: KitTestServer, seed: UInt64, capture: FrameCapture? = nil, store: InvisoStore? = nil,
         clock: any InvisoClock = SystemClock(),
-        logger: Logger = Logger(label: "inviso.tests.chat", factory: { _ in SwiftLogNoOpLogHandler() }),
+        logger: Logger? = nil,
         configure: (inout ChatClient.Configuration) -> Void = { _ in }
     ) -> (ChatClient, ChatEventLog) {
         var configuration = configuration(server)
         configure(&configuration)
+        // Recorded (not printed): a wait that times out quotes the client's last lines.
+        let recorder = LogCapture()
+        var recording = recorder.logger(label: "inviso.tests.chat.\(seed)")
+        recording.logLevel = .debug
         let client = ChatClient(
             configuration: configuration, store: store, random: SeededGenerator(seed: seed), clock: clock, http: nil,
-            logger: logger, frameTap: capture?.tap)
+            logger: logger ?? recording, frameTap: capture?.tap)
         server.closeAtEnd { await client.leave() }
-        return (client, ChatEventLog(client))
+        return (client, ChatEventLog(client, log: logger == nil ? recorder : nil))
     }
 
     /// The direct path on loopback only.
