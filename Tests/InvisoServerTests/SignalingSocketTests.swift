@@ -1,6 +1,7 @@
 import Foundation
 import InvisoServer
 import NIOCore
+import Synchronization
 import Testing
 
 /// The signaling socket at the frame level: fragments, pipelined messages, the close
@@ -63,6 +64,28 @@ struct SignalingSocketTests {
             #expect(try await joiner.nextText().contains(#""type":"room_ready""#))
             #expect(try await joiner.nextText().contains(#""sdp":"first""#))
             await creator.close()
+            await joiner.close()
+        }
+    }
+
+    @Test("a room deleted between join_room's lookup and the seat: the device is told (left_room), not seated in a room that is gone")
+    func deleteRacingAJoin() async throws {
+        let store = LookupRacingStore(try SQLiteRoomStore.inMemory())
+        try await TestServer.with(store: store) { server, _ in
+            let roomID = try await server.pair(code: "310003", creator: "c-3", joiner: "j-3")
+            // The creator's REST delete lands after the server looked the room up for the
+            // joiner's join_room and before it seated the joiner.
+            store.afterNextLookup {
+                let deleted = try? await server.request("DELETE", "/api/rooms", #"{"roomid":"\#(roomID)","deviceId":"c-3"}"#)
+                #expect(deleted?.status == 200)
+            }
+            let joiner = try await RawWebSocket.connect(port: server.port)
+            try await joiner.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"j-3"}"#)
+            #expect(try await joiner.nextText().contains(#""type":"room_joined""#))
+            #expect(try await joiner.nextText() == #"{"type":"left_room","roomId":"\#(roomID)"}"#)
+            // Not seated: a relay is refused.
+            try await joiner.send(#"{"type":"webrtc_offer","sdp":"late"}"#)
+            #expect(try await joiner.nextText().contains("Not in a valid room"))
             await joiner.close()
         }
     }
@@ -180,4 +203,46 @@ extension SignalingSocketTests {
             }
         }
     }
+}
+
+/// A store that runs a step (a REST call of the test) right after its next `room(id:)`
+/// lookup returned, before the caller uses the answer: the window a concurrent request
+/// can fall into.
+final class LookupRacingStore: RoomStore {
+    private let base: any RoomStore
+    private let hook = Mutex<(@Sendable () async -> Void)?>(nil)
+
+    init(_ base: any RoomStore) { self.base = base }
+
+    func afterNextLookup(_ step: @escaping @Sendable () async -> Void) { hook.withLock { $0 = step } }
+
+    func room(id roomID: String) async throws -> Room? {
+        let room = try await base.room(id: roomID)
+        if let step = hook.withLock({ hook in defer { hook = nil }; return hook }) { await step() }
+        return room
+    }
+
+    func migrate() async throws { try await base.migrate() }
+    func insertPending(_ pending: PendingRoom, now: Date) async throws { try await base.insertPending(pending, now: now) }
+    func accept(
+        joinID: String, client2: String, client2Token: String?, client2Platform: String?, roomID: String, now: Date
+    ) async throws -> AcceptOutcome {
+        try await base.accept(
+            joinID: joinID, client2: client2, client2Token: client2Token, client2Platform: client2Platform, roomID: roomID,
+            now: now)
+    }
+    func check(joinID: String, client1: String, now: Date) async throws -> CheckOutcome {
+        try await base.check(joinID: joinID, client1: client1, now: now)
+    }
+    func pending(joinID: String, now: Date) async throws -> PendingRoom? { try await base.pending(joinID: joinID, now: now) }
+    func deleteRoom(id roomID: String, deviceID: String) async throws -> DeleteOutcome {
+        try await base.deleteRoom(id: roomID, deviceID: deviceID)
+    }
+    func hasRoom(member deviceID: String) async throws -> Bool { try await base.hasRoom(member: deviceID) }
+    func purge(deviceIDs: [String]) async throws -> PurgeCounts { try await base.purge(deviceIDs: deviceIDs) }
+    func recordFailedGuess(joinID: String, limit: Int, now: Date) async throws -> Bool {
+        try await base.recordFailedGuess(joinID: joinID, limit: limit, now: now)
+    }
+    func deleteExpired(now: Date) async throws -> Int { try await base.deleteExpired(now: now) }
+    func counts(now: Date) async throws -> StoreCounts { try await base.counts(now: now) }
 }

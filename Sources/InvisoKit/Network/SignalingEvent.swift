@@ -19,7 +19,9 @@ public enum SignalingEvent: Sendable, Equatable {
     /// The other member sent `leave_room`.
     case peerLeft
     /// The server took this device out of its room without being asked (`left_room` for
-    /// the active room): the room was deleted or its other member purged. Not rejoined.
+    /// the active room), or refused to seat it again after a reconnect (`Room not found`,
+    /// `Not a member of this room`): the room was deleted or its other member purged.
+    /// Not rejoined.
     case roomClosed(roomID: String)
     /// The other member's socket closed.
     case peerDisconnected

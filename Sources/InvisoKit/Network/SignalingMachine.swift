@@ -347,6 +347,13 @@ public struct SignalingMachine: Sendable {
             return [.emit(.peerLeft)]
         case .peerDisconnected:
             return [.emit(.peerDisconnected)]
+        case .error(let text)
+        where text == ServerMessage.roomNotFoundText || text == ServerMessage.notMemberText:
+            // The refusal of a (re)join: the room was deleted or purged while this device
+            // was away (its `left_room` went nowhere). Not rejoined again.
+            guard let room = activeRoom else { return [.emit(.serverError(text))] }
+            activeRoom = nil
+            return [.emit(.serverError(text)), .emit(.roomClosed(roomID: room.roomID))]
         case .error(let text):
             return [.emit(.serverError(text))]
         case .roomFull:

@@ -194,16 +194,22 @@ public final class SignalingHub: Service, Sendable {
             logger.error("room lookup failed", metadata: ["error": "\(error)"])
             return await run(send(.error("Server unavailable, try again"), to: id))
         }
-        guard let room else { return await run(send(.error("Room not found"), to: id)) }
+        guard let room else { return await run(send(.error(ServerMessage.roomNotFoundText), to: id)) }
         let digest = DeviceDigest.of(deviceID)
         guard room.isMember(digest) else {
             logger.info("join refused: not a member", metadata: ["room": "\(Redact.room(roomID))"])
-            return await run(send(.error("Not a member of this room"), to: id))
+            return await run(send(.error(ServerMessage.notMemberText), to: id))
         }
         let role: RoomRole = digest == room.client1 ? .creator : .joiner
         logger.info(
             "joined", metadata: ["room": "\(Redact.room(roomID))", "device": "\(Redact.device(deviceID))", "role": "\(role)"])
         await run(apply { $0.join(id, roomID: roomID, deviceID: deviceID, role: role) })
+        // A delete (or purge) that landed between the lookup and the seat found no one to
+        // tell and would leave this device in a room that no longer exists: look again
+        // now that it is seated, and end the room here as the delete would have.
+        let stillThere: Bool
+        do { stillThere = try await store.room(id: roomID) != nil } catch { stillThere = true }
+        if !stillThere { await run(apply { $0.roomDeleted(roomID) }) }
     }
 
     private func relay(_ object: JSONObject, text: ByteBufferView, route: RelayRoute, writer: SocketWriter?) -> Pending? {

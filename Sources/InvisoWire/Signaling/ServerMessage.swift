@@ -33,6 +33,11 @@ public enum ServerMessage: Sendable, Equatable {
     public static let roomFullText = "Room is full (max 2 users)"
     public static let peerLeftText = "Other user left the room"
     public static let peerDisconnectedText = "Other user disconnected"
+    /// The refusals of `join_room`: the room does not exist (deleted, purged or never
+    /// created), or the device is not one of its two members. A client's room is gone
+    /// for good when its (re)join gets either.
+    public static let roomNotFoundText = "Room not found"
+    public static let notMemberText = "Not a member of this room"
 
     /// The forwarded form of a relayed client message: the object with `from` (the
     /// sender's connection id) and `roomId` set; all other fields untouched.

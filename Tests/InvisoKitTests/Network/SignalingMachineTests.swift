@@ -206,4 +206,26 @@ struct SignalingMachineTests {
         _ = machine.opened(2, at: Self.at(10))
         #expect(machine.received(Self.greeting, on: 2, at: Self.at(10)) == [.emit(.connected(clientID: "c1"))])
     }
+
+    /// The room was deleted while this device was reconnecting: its `left_room` went
+    /// nowhere, and the rejoin is refused. The room counts as closed, not retried.
+    @Test(arguments: [ServerMessage.roomNotFoundText, ServerMessage.notMemberText])
+    func aRefusedRejoinClosesTheRoom(_ refusal: String) {
+        var machine = Self.greeted()
+        _ = machine.join(roomID: "room", deviceID: "dev")
+        _ = machine.ended(1, at: Self.t0)
+        _ = machine.timerFired(.backoff, at: Self.at(10))
+        _ = machine.opened(2, at: Self.at(10))
+        #expect(machine.received(Self.greeting, on: 2, at: Self.at(10)).contains(.send(.joinRoom(roomID: "room", deviceID: "dev"))))
+        let refused = machine.received(Self.text(#"{"type":"error","error":"\#(refusal)"}"#), on: 2, at: Self.at(10))
+        #expect(Self.emitted(refused) == [.serverError(refusal), .roomClosed(roomID: "room")])
+        #expect(machine.activeRoom == nil)
+        // Another refusal (no room to close) is only reported; other errors never close.
+        #expect(Self.emitted(machine.received(Self.text(#"{"type":"error","error":"\#(refusal)"}"#), on: 2, at: Self.at(11)))
+            == [.serverError(refusal)])
+        var other = Self.greeted()
+        _ = other.join(roomID: "room", deviceID: "dev")
+        let unrelated = other.received(Self.text(#"{"type":"error","error":"Relay quota exceeded"}"#), on: 1, at: Self.t0)
+        #expect(Self.emitted(unrelated) == [.serverError("Relay quota exceeded")] && other.activeRoom != nil)
+    }
 }
