@@ -179,9 +179,9 @@ extension InProcessServer: SignalingConnector {
             guard let me = state.connections[id]?.connection else { return [] }
             switch message {
             case .joinRoom(let roomID, let deviceID):
-                guard var room = state.rooms[roomID] else { return [(me, Self.text(.error("Room not found")))] }
+                guard var room = state.rooms[roomID] else { return [(me, Self.text(.error(ServerMessage.roomNotFoundText)))] }
                 guard let seat = room.seat(of: deviceID) else {
-                    return [(me, Self.text(.error("Not a member of this room")))]
+                    return [(me, Self.text(.error(ServerMessage.notMemberText)))]
                 }
                 var deliveries: Deliveries = []
                 if let old = room.seats[seat], old != id, let replaced = state.connections[old] {
@@ -198,10 +198,13 @@ extension InProcessServer: SignalingConnector {
                     (me, Self.text(.roomJoined(roomID: roomID, userCount: present.count, isInitiator: seat == 0,
                         ready: present.count == 2))))
                 if present.count == 2 {
-                    for (index, member) in room.seats.enumerated() {
-                        if let member, let connection = state.connections[member]?.connection {
-                            deliveries.append((connection, Self.text(.roomReady(roomID: roomID, isInitiator: index == 0))))
-                        }
+                    // The joining member's room_ready first, as the real server sends it:
+                    // these are pushed after the lock is released, and the other member,
+                    // once told, may relay a frame at once; that frame must not reach
+                    // this member before its own room_ready.
+                    deliveries.append((me, Self.text(.roomReady(roomID: roomID, isInitiator: seat == 0))))
+                    if let other = room.seats[1 - seat], let connection = state.connections[other]?.connection {
+                        deliveries.append((connection, Self.text(.roomReady(roomID: roomID, isInitiator: seat == 1))))
                     }
                 }
                 return deliveries

@@ -52,6 +52,11 @@ struct InProcessChatTests {
             throw NetworkTestFailure("\(error); alice: \(aliceLog.all.suffix(6)); bob: \(bobLog.all.suffix(6)); connections \(server.connectionsOpened)/\(server.connectionCount); frames \(server.binaryFramesRelayed); clock \(clock.now) deadlines \(clock.deadlines.count); server: \(server.trace.prefix(40))")
         }
         #expect(aliceLog.security?.version == bobLog.security?.version)
+        // The second member to join hears room_joined and room_ready before the first
+        // member hears room_ready (whose first frame must not overtake them).
+        let join = try #require(server.trace.first { $0.contains("join_room → [") && $0.contains(",") })
+        let ids = join.split(whereSeparator: { !$0.isNumber }).map(String.init)
+        #expect(ids.count == 4 && ids[1] == ids[0] && ids[2] == ids[0] && ids[3] != ids[0], "\(join)")
         return Pair(server: server, clock: clock, alice: alice, aliceLog: aliceLog, bob: bob, bobLog: bobLog)
     }
 
