@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// Where the Inviso server listens: a host, a port and whether to use TLS.
 ///
@@ -57,7 +58,7 @@ extension ServerEndpoint {
         configure: @escaping @Sendable (any Channel) throws -> EventLoopFuture<Output>
     ) async throws -> Output {
         let host = host
-        let tlsContext = useTLS ? try makeTLSContext() : nil
+        let tlsContext = useTLS ? try await tlsContext() : nil
         return try await ClientBootstrap(group: group)
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -76,13 +77,32 @@ extension ServerEndpoint {
 }
 
 extension ServerEndpoint {
+    /// The TLS contexts made so far, by trust roots file (`nil`: the system's roots).
+    private static let tlsContexts = Mutex<[String?: NIOSSLContext]>([:])
+
     /// Full certificate verification against ``trustRootsFile`` or the system roots.
-    private func makeTLSContext() throws -> NIOSSLContext {
-        var configuration = TLSConfiguration.makeClientConfiguration()
-        if let trustRootsFile {
-            configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(trustRootsFile))
+    ///
+    /// Made once per process and trust roots, on NIO's thread pool: loading the system's
+    /// roots takes tens of milliseconds (about 100 in a debug build), which every REST
+    /// request and signaling connection paid on its event loop, holding up every other
+    /// connection of that loop. A trust roots file is read once; a process that must see
+    /// a changed file starts again.
+    private func tlsContext() async throws -> NIOSSLContext {
+        let key = trustRootsFile
+        if let cached = Self.tlsContexts.withLock({ $0[key] }) { return cached }
+        let made = try await NIOThreadPool.singleton.runIfActive {
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            if let key {
+                configuration.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(key))
+            }
+            return try NIOSSLContext(configuration: configuration)
         }
-        return try NIOSSLContext(configuration: configuration)
+        // Two first connections at once may both make one; the first stored is kept.
+        return Self.tlsContexts.withLock { contexts in
+            if let stored = contexts[key] { return stored }
+            contexts[key] = made
+            return made
+        }
     }
 }
 
