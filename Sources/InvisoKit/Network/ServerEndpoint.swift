@@ -59,20 +59,26 @@ extension ServerEndpoint {
     ) async throws -> Output {
         let host = host
         let tlsContext = useTLS ? try await tlsContext() : nil
-        return try await ClientBootstrap(group: group)
+        let literal = try? SocketAddress(ipAddress: host, port: port)
+        let initializer: @Sendable (any Channel) -> EventLoopFuture<Output> = { channel in
+            do {
+                if let tlsContext {
+                    try channel.pipeline.syncOperations.addHandler(
+                        NIOSSLClientHandler(context: tlsContext, serverHostname: literal == nil ? host : nil))
+                }
+                return try configure(channel)
+            } catch {
+                return channel.eventLoop.makeFailedFuture(error)
+            }
+        }
+        let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(timeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
-            .connect(host: host, port: port) { channel in
-                do {
-                    if let tlsContext {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: tlsContext, serverHostname: host.isIPAddress ? nil : host))
-                    }
-                    return try configure(channel)
-                } catch {
-                    return channel.eventLoop.makeFailedFuture(error)
-                }
-            }
+        // An address literal is connected to as it is: a host name goes through NIO's
+        // resolver (getaddrinfo on a thread of its own) and Happy Eyeballs, which a
+        // literal does not need.
+        if let literal { return try await bootstrap.connect(to: literal, channelInitializer: initializer) }
+        return try await bootstrap.connect(host: host, port: port, channelInitializer: initializer)
     }
 }
 
@@ -103,12 +109,5 @@ extension ServerEndpoint {
             contexts[key] = made
             return made
         }
-    }
-}
-
-extension String {
-    /// Whether this is an IPv4 or IPv6 literal (not valid as a TLS server name).
-    fileprivate var isIPAddress: Bool {
-        (try? SocketAddress(ipAddress: self, port: 0)) != nil
     }
 }
