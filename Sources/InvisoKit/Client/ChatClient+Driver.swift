@@ -12,49 +12,14 @@ extension ChatClient: TimerDriving {
     /// socket with the relay path, the expiry sweep; then the machine's first actions.
     func begin(_ machine: ChatSessionMachine) async {
         self.machine = machine
-        connectEarly()
+        startRunning()
+        startSignaling()
         if store != nil { spawn { [weak self] in await self?.expiryLoop() } }
         let actions = step { $0.start(at: now) }
         spawn { [weak self, drainRequests] in
             for await _ in drainRequests { await self?.drainSubmissions() }
         }
         await perform(actions)
-    }
-
-    /// Starts the task group and the signaling connection (with the relay path) if they
-    /// are not running yet. ``invite()`` and ``join(_:)`` call it before their REST call, so
-    /// that the connection — TCP, the WebSocket upgrade, the server's greeting — is made
-    /// while that call is under way instead of after it: the socket joins or watches
-    /// nothing until the machine asks, and its events wait for the machine.
-    func connectEarly() {
-        guard jobs == nil else { return }
-        startRunning()
-        startSignaling()
-    }
-
-    /// Undoes ``connectEarly()`` when the REST call before the machine failed: the client
-    /// is idle again.
-    func abandonEarlyConnection() async {
-        guard machine == nil else { return }
-        await signaling?.close()
-        for sender in paths.values {
-            sender.doorbell.finish()
-            await sender.transport.close()
-        }
-        paths.removeAll()
-        signaling = nil
-        relay = nil
-        jobs?.finish()
-        jobs = nil
-        runTask?.cancel()
-        runTask = nil
-    }
-
-    /// An ``invite()`` or ``join(_:)`` that failed before its machine began: the early
-    /// connection goes and the client is idle again, unless ``leave()`` closed it meanwhile.
-    func abandonStart() async {
-        await abandonEarlyConnection()
-        if preState != .closed { preState = .idle }
     }
 
     /// Runs one step of the machine: first the messages other threads submitted, in order
@@ -375,7 +340,6 @@ extension ChatClient: TimerDriving {
     /// Ends the events with ``ChatCloseReason/suspended``. Idempotent.
     public func suspend() async {
         guard machine != nil else {
-            await abandonEarlyConnection()
             closeIdle(.suspended)
             return
         }

@@ -181,20 +181,17 @@ public actor ChatClient {
         preState = .pending
         let device = newDeviceID()
         let expiry = max(1, min(86_400, Int(configuration.inviteExpiry / .seconds(1))))
-        connectEarly()
         // The server picks the code: proposing our own would let a taken code's 409 tell
         // us (or anyone) which codes are live.
         let created: RoomAPI.CreatedRoom
         do {
             created = try await api.createRoom(deviceID: device, expiresInSeconds: expiry)
         } catch {
-            await abandonStart()
+            preState = .idle
             throw ChatError(.server, error.description)
         }
-        // Left while the request was under way.
-        guard preState != .closed else { throw .closed }
         guard let invite = try? Invite.generate(joinCode: created.joinID, using: &random.generator) else {
-            await abandonStart()
+            preState = .idle
             throw ChatError(.server, "no free join code")
         }
         joinCode = created.joinID
@@ -204,7 +201,7 @@ public actor ChatClient {
         do throws(ChatError) {
             try saveNewSession(machine, protocolVersion: 2)
         } catch {
-            await abandonStart()
+            preState = .idle
             throw error
         }
         await begin(machine)
@@ -238,17 +235,14 @@ public actor ChatClient {
         }
         preState = .accepted
         let device = newDeviceID()
-        connectEarly()
         let room: String
         do {
             room = try await api.accept(joinID: code, deviceID: device)
         } catch {
-            await abandonStart()
+            preState = .idle
             if error == .notFoundOrExpired || error == .alreadyAccepted { throw ChatError(.expired, error.description) }
             throw ChatError(.server, error.description)
         }
-        // Left while the request was under way.
-        guard preState != .closed else { throw .closed }
         joinCode = code
         let machine = ChatSessionMachine(
             role: .joiner, invite: invite, roomID: room, deviceID: device, staticKey: newStaticKey(),
@@ -256,7 +250,7 @@ public actor ChatClient {
         do throws(ChatError) {
             try saveNewSession(machine, protocolVersion: invite == nil ? 1 : 2)
         } catch {
-            await abandonStart()
+            preState = .idle
             throw error
         }
         await begin(machine)
@@ -422,7 +416,6 @@ public actor ChatClient {
     /// No reconnect follows. Idempotent.
     public func leave() async {
         guard machine != nil else {
-            await abandonEarlyConnection()
             closeIdle(.left)
             return
         }

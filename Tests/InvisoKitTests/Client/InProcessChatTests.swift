@@ -150,27 +150,6 @@ struct InProcessChatTests {
         await pair.bob.leave()
     }
 
-    @Test("The signaling connection opens during the REST call; a refused join closes it and leaves the client idle, able to join")
-    func refusedJoinLeavesNoConnection() async throws {
-        let clock = ManualClock()
-        let server = InProcessServer(clock: clock)
-        let (alice, aliceLog) = Self.client(server, clock: clock, seed: 1)
-        let (bob, bobLog) = Self.client(server, clock: clock, seed: 2)
-        await #expect(throws: ChatError.expired) { try await bob.join("999999-apple-banana-cherry") }
-        #expect(await bob.state == .idle)
-        #expect(await bob.signaling == nil)
-        try await waitUntil("the early connection closed") { server.connectionCount == 0 }
-        let opened = server.connectionsOpened
-        #expect(opened <= 1)
-        let invite = try await alice.invite()
-        try await bob.join(invite.text)
-        try await Self.run(clock, until: "both secured") { aliceLog.security != nil && bobLog.security != nil }
-        // One connection each (the refused join's is gone).
-        #expect(server.connectionCount == 2 && server.connectionsOpened == opened + 2)
-        await alice.leave()
-        await bob.leave()
-    }
-
     @Test("A lost network: both reconnect after their backoff and nothing sent meanwhile is lost")
     func droppedConnections() async throws {
         let pair = try await Self.paired()
