@@ -187,9 +187,11 @@ public actor ChatClient {
         do {
             created = try await api.createRoom(deviceID: device, expiresInSeconds: expiry)
         } catch {
-            preState = .idle
+            if preState != .closed { preState = .idle }
             throw ChatError(.server, error.description)
         }
+        // Left while the request was under way.
+        guard preState != .closed else { throw .closed }
         guard let invite = try? Invite.generate(joinCode: created.joinID, using: &random.generator) else {
             preState = .idle
             throw ChatError(.server, "no free join code")
@@ -201,7 +203,7 @@ public actor ChatClient {
         do throws(ChatError) {
             try saveNewSession(machine, protocolVersion: 2)
         } catch {
-            preState = .idle
+            if preState != .closed { preState = .idle }
             throw error
         }
         await begin(machine)
@@ -239,10 +241,12 @@ public actor ChatClient {
         do {
             room = try await api.accept(joinID: code, deviceID: device)
         } catch {
-            preState = .idle
+            if preState != .closed { preState = .idle }
             if error == .notFoundOrExpired || error == .alreadyAccepted { throw ChatError(.expired, error.description) }
             throw ChatError(.server, error.description)
         }
+        // Left while the request was under way.
+        guard preState != .closed else { throw .closed }
         joinCode = code
         let machine = ChatSessionMachine(
             role: .joiner, invite: invite, roomID: room, deviceID: device, staticKey: newStaticKey(),
@@ -250,7 +254,7 @@ public actor ChatClient {
         do throws(ChatError) {
             try saveNewSession(machine, protocolVersion: invite == nil ? 1 : 2)
         } catch {
-            preState = .idle
+            if preState != .closed { preState = .idle }
             throw error
         }
         await begin(machine)

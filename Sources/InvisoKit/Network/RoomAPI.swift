@@ -133,8 +133,9 @@ extension RoomAPI {
         do {
             response = try await transport.send(HTTPTransportRequest(method: method, path: path, body: body.serialized()))
         } catch {
-            logger.debug("room API request failed", metadata: ["route": "\(route)"])
-            throw .transportFailed
+            let failure = RoomAPIError.transportFailed(error)
+            logger.debug("room API request failed", metadata: ["route": "\(route)", "reason": "\(failure.reason ?? "")"])
+            throw failure
         }
         let object: JSONObject?
         if case .object(let parsed)? = try? JSONValue.parse(response.body) { object = parsed } else { object = nil }

@@ -1,3 +1,6 @@
+import NIOCore
+import NIOPosix
+
 /// Why a ``RoomAPI`` call failed.
 ///
 /// Errors compare by kind. Server answers are mapped from their HTTP status and their
@@ -21,10 +24,14 @@ public struct RoomAPIError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The HTTP status when the server answered; `nil` when no answer arrived or the
     /// request was refused before sending.
     public let status: Int?
+    /// Why no answer arrived (``transportFailed``): "connection refused", "timed out", …;
+    /// context, like the status.
+    public let reason: String?
 
-    package init(_ code: Code, status: Int? = nil) {
+    package init(_ code: Code, status: Int? = nil, reason: String? = nil) {
         self.code = code
         self.status = status
+        self.reason = reason
     }
 
     /// The proposed join code is in use (409 `code_taken`): propose another.
@@ -72,6 +79,22 @@ public struct RoomAPIError: Error, Hashable, Sendable, CustomStringConvertible {
             case .unexpectedResponse: "unexpected server response"
             case .transportFailed: "server unreachable"
             }
-        return status.map { "\(text) (HTTP \($0))" } ?? text
+        if let status { return "\(text) (HTTP \(status))" }
+        return reason.map { "\(text) (\($0))" } ?? text
+    }
+
+    /// ``transportFailed`` with what the transport reported, in a few words: the kind of
+    /// failure (NIO's errors name the address and the system error, never a body).
+    static func transportFailed(_ error: any Error) -> RoomAPIError {
+        let reason: String
+        switch error {
+        case let error as NIOHTTPTransportError: reason = error.description
+        case let error as IOError: reason = error.description
+        case let error as ChannelError: reason = "\(error)"
+        case let error as NIOConnectionError:
+            reason = error.connectionErrors.first.map { "\($0.error)" } ?? "could not connect"
+        default: reason = "\(type(of: error))"
+        }
+        return RoomAPIError(.transportFailed, reason: reason)
     }
 }

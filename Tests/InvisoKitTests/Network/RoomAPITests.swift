@@ -2,6 +2,7 @@
 import NIOCore
 import InvisoWire
 import Synchronization
+import NIOPosix
 import Testing
 
 /// Answers every request with a fixed status and body, and records the requests.
@@ -89,6 +90,23 @@ struct RoomAPITests {
         let sent = transport.requests.withLock { $0 }
         #expect(sent.map(\.path) == ["/api/rooms/accept"])
         #expect(String(decoding: sent[0].body, as: UTF8.self) == #"{"joinid":"000111","client2":"device"}"#)
+    }
+
+    /// No server on the port: the error says the connection was refused (and says no more).
+    @Test(arguments: ["127.0.0.1", "localhost"])
+    func aRefusedConnectionSaysWhy(host: String) async throws {
+        let listener = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).get()
+        let port = try #require(listener.localAddress?.port)
+        try await listener.close()
+        let api = RoomAPI(transport: NIOHTTPTransport(endpoint: ServerEndpoint(host: host, port: port, useTLS: false)))
+        do {
+            _ = try await api.check(joinID: "123456", deviceID: "d")
+            Issue.record("a request to a closed port succeeded")
+        } catch {
+            #expect(error == .transportFailed)
+            #expect(error.reason?.lowercased().contains("refused") == true, "\(error)")
+            #expect(error.description.hasPrefix("server unreachable ("))
+        }
     }
 
     @Test func transportFailureAndClientSideChecks() async throws {
