@@ -86,7 +86,7 @@ struct HostileClientTests {
         // under the stress script more than the 30 s after which the server (rightly)
         // closes a socket that reads nothing: this test is about the pongs.
         var limits = ServerLimits()
-        limits.stallTimeout = .seconds(600)
+        limits.stallTimeout = .seconds(120)
         try await TestServer.with(limits: limits) { server, _ in
             try await Self.besideHonestPair(server, code: "410001") {
                 let flooder = try await RawWebSocket.connect(port: server.port, receiveBuffer: 4_096)
@@ -111,8 +111,11 @@ struct HostileClientTests {
                     last = frame.payload
                 }
                 // The server's buffer for this socket stopped at its high-water mark; the
-                // rest of the pings were coalesced into the one answered last.
-                #expect(pongs < 60_000, "pongs: \(pongs)")
+                // rest of the pings were coalesced into the one answered last. Without that,
+                // every one of the 120,001 pings is answered; how many are (33,000–37,000 on
+                // a quiet host, 64,143 once under the stress script) depends on how much the
+                // kernel's buffers took before the server saw the socket unwritable.
+                #expect(pongs < 100_000, "pongs: \(pongs)")
                 #expect(last == Array("last".utf8))
                 // The socket still works.
                 try await flooder.send(#"{"type":"ping"}"#)
