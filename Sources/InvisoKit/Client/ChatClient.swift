@@ -203,7 +203,7 @@ public actor ChatClient {
         do throws(ChatError) {
             try saveNewSession(machine, protocolVersion: 2)
         } catch {
-            if preState != .closed { preState = .idle }
+            preState = .idle
             throw error
         }
         await begin(machine)
@@ -254,7 +254,7 @@ public actor ChatClient {
         do throws(ChatError) {
             try saveNewSession(machine, protocolVersion: invite == nil ? 1 : 2)
         } catch {
-            if preState != .closed { preState = .idle }
+            preState = .idle
             throw error
         }
         await begin(machine)
