@@ -394,7 +394,8 @@ public actor ChatClient {
             "\($0.key.rawValue):queued=\($0.value.queued.count),sending=\($0.value.sending)"
         }
         return "state=\(state) path=\(machine.map { "\($0.currentPath)" } ?? "none") paths=[\(pathStates.joined(separator: " "))] "
-            + "relayWaiters=\(relayBatchWaiters.count) submitted=\(submittedCount) running=\(jobs != nil)"
+            + "relayWaiters=\(relayBatchWaiters.count) submitted=\(submittedCount) running=\(jobs != nil) "
+            + "timers=\(timers.armed.map { "\($0)" }.sorted()) machine: \(machine?.diagnostics ?? "none")"
     }
 
     /// This session's device id (tests).

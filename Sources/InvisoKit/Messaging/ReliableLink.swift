@@ -252,4 +252,11 @@ public struct ReliableLink: Sendable {
 
     /// How many messages wait in the reorder buffer.
     public var bufferedCount: Int { reorderBuffer.count }
+
+    /// The counters, for a diagnostic line (no payload): next seq, the peer's ack, what was
+    /// handed out on the current path, what was delivered, the reorder buffer, an owed ack.
+    public var diagnostics: String {
+        "next=\(nextSeq) peerAck=\(peerAck) transmitted=\(transmitted) delivered=\(delivered) "
+            + "buffered=\(reorderBuffer.count) ackOwed=\(ackOwed)"
+    }
 }

@@ -6,17 +6,19 @@ import InvisoTime
 /// machines require.
 struct TimerGenerations<Timer: Hashable & Sendable>: Sendable {
     private var current: [Timer: UInt64] = [:]
+    /// The timers armed and not yet fired or cancelled (diagnostics).
+    private(set) var armed: Set<Timer> = []
 
     /// Arms (or re-arms) `timer`; the wake-up must bring back the returned generation.
     mutating func arm(_ timer: Timer) -> UInt64 {
-        let generation = (current[timer] ?? 0) &+ 1
-        current[timer] = generation
-        return generation
+        armed.insert(timer)
+        return next(timer)
     }
 
     /// Forgets `timer`: a wake-up already on its way is stale.
     mutating func cancel(_ timer: Timer) {
-        _ = arm(timer)
+        armed.remove(timer)
+        _ = next(timer)
     }
 
     /// Whether a wake-up of `generation` is current; it then counts once.
@@ -24,6 +26,12 @@ struct TimerGenerations<Timer: Hashable & Sendable>: Sendable {
         guard current[timer] == generation else { return false }
         cancel(timer)
         return true
+    }
+
+    private mutating func next(_ timer: Timer) -> UInt64 {
+        let generation = (current[timer] ?? 0) &+ 1
+        current[timer] = generation
+        return generation
     }
 }
 

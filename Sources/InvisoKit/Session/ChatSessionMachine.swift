@@ -396,6 +396,15 @@ public struct ChatSessionMachine: Sendable {
     /// The id the next message ``send(_:at:)`` queues gets.
     public var nextMessageID: UInt64 { link.nextSeq }
 
+    /// The machine's counters for a diagnostic line (no key, no payload): the send path,
+    /// what is in flight per path, blocked paths, the link's counters.
+    public var diagnostics: String {
+        let flights = inFlight.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value.count)" }
+        return "sendPath=\(sendPath.rawValue) inFlight=[\(flights.joined(separator: " "))] "
+            + "blocked=\(blocked.map(\.rawValue).sorted()) peerPresent=\(peerPresent) canSeal=\(channel?.canSeal ?? false) "
+            + "control=\(control.count) \(link.diagnostics) lastRetransmitAck=\(lastRetransmitAck)"
+    }
+
     /// How many more messages the outbox takes before ``send(_:at:)`` refuses.
     public var outboxRoom: Int { link.room }
 
