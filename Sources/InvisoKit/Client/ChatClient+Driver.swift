@@ -77,6 +77,7 @@ extension ChatClient: TimerDriving {
     /// Feeds an event to the machine and carries out its actions.
     func feed(_ event: ChatSessionMachine.Event) async {
         guard machine != nil else { return }
+        counters.lastFeed = clock.now
         let actions = step { $0.handle(event, at: now) }
         await perform(actions)
     }
@@ -167,6 +168,7 @@ extension ChatClient: TimerDriving {
 
     func timerFired(_ timer: ChatSessionMachine.Timer, generation: UInt64) async {
         guard timers.fire(timer, generation: generation) else { return }
+        counters.timerFires += 1
         await feed(.timerFired(timer))
     }
 
@@ -242,6 +244,7 @@ extension ChatClient: TimerDriving {
         guard paths[path] != nil else { return }
         if case .frame(let frame) = item { frameTap?(paths[path]!.transport.path, frame) }
         paths[path]!.queued.append(item)
+        counters.queued[path, default: 0] += 1
         paths[path]!.doorbell.yield()
     }
 
@@ -261,6 +264,8 @@ extension ChatClient: TimerDriving {
 
     private func batchEnded(_ path: ChatSessionMachine.PathID, sent: Int, failed: Bool) async {
         paths[path]?.sending = false
+        counters.sent[path, default: 0] += sent
+        if failed { counters.failedBatches[path, default: 0] += 1 }
         if path == .relay {
             for waiter in relayBatchWaiters { waiter.resume() }
             relayBatchWaiters.removeAll()
@@ -276,6 +281,7 @@ extension ChatClient: TimerDriving {
 
     func received(_ frame: [UInt8], on path: ChatSessionMachine.PathID, kind: ChatPath) async {
         frameTap?(kind, frame)
+        counters.received[path, default: 0] += 1
         await feed(.frame(frame, path: path))
     }
 

@@ -32,6 +32,7 @@ extension ChatClient {
 
     /// Maps a signaling event to the machine's.
     func handle(_ event: SignalingEvent) async {
+        if case .binary = event {} else { counters.signalingEvents[event.kind, default: 0] += 1 }
         switch event {
         case .binary(let frame):
             // Handled here rather than through the relay's `incoming`, so that frames and

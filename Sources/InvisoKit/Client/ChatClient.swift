@@ -93,6 +93,8 @@ public actor ChatClient {
     var nextPathID = 1
     /// Arming a timer, or cancelling it, makes older wake-ups stale.
     var timers = TimerGenerations<ChatSessionMachine.Timer>()
+    /// What this client did, counted (``diagnostics``).
+    var counters = Counters()
     var snapshotSavePending = false
     var directListener: DirectListener?
     /// The direct connection in use or last used (tests).
@@ -390,12 +392,42 @@ public actor ChatClient {
     /// Where the driver is, for a test that timed out: the machine's state, each path's
     /// queue, the submissions not yet taken. No keys, ids or contents.
     var diagnostics: String {
+        get async {
+            let signalingState = await signaling?.diagnostics ?? "none"
+            return localDiagnostics + " signaling: \(signalingState)"
+        }
+    }
+
+    /// Counts of what the client did, for ``diagnostics``: frames queued, sent and received
+    /// per path, timer wake-ups handled, signaling events, and when the last event came.
+    struct Counters: Sendable {
+        var queued: [ChatSessionMachine.PathID: Int] = [:]
+        var sent: [ChatSessionMachine.PathID: Int] = [:]
+        var failedBatches: [ChatSessionMachine.PathID: Int] = [:]
+        var received: [ChatSessionMachine.PathID: Int] = [:]
+        var timerFires = 0
+        var signalingEvents: [String: Int] = [:]
+        var lastFeed: ClockInstant?
+
+        var description: String {
+            func list(_ counts: [ChatSessionMachine.PathID: Int]) -> String {
+                counts.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value)" }.joined(separator: " ")
+            }
+            let events = signalingEvents.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+            return "queued=[\(list(queued))] sent=[\(list(sent))] failedBatches=[\(list(failedBatches))] "
+                + "received=[\(list(received))] timerFires=\(timerFires) signalingEvents=[\(events)] "
+                + "lastFeed=\(lastFeed.map { "\($0)" } ?? "never")"
+        }
+    }
+
+    private var localDiagnostics: String {
         let pathStates = paths.sorted { $0.key.rawValue < $1.key.rawValue }.map {
             "\($0.key.rawValue):queued=\($0.value.queued.count),sending=\($0.value.sending)"
         }
         return "state=\(state) path=\(machine.map { "\($0.currentPath)" } ?? "none") paths=[\(pathStates.joined(separator: " "))] "
             + "relayWaiters=\(relayBatchWaiters.count) submitted=\(submittedCount) running=\(jobs != nil) "
-            + "timers=\(timers.armed.map { "\($0)" }.sorted()) machine: \(machine?.diagnostics ?? "none")"
+            + "timers=\(timers.armed.map { "\($0)" }.sorted()) now=\(clock.now) \(counters.description) "
+            + "machine: \(machine?.diagnostics ?? "none")"
     }
 
     /// This session's device id (tests).

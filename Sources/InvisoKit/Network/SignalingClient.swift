@@ -222,6 +222,13 @@ public actor SignalingClient {
     /// Whether a connection is open and greeted.
     public var isConnected: Bool { machine.isConnected && connection != nil }
 
+    /// The connection's phase and number, whether a room is held, the timers armed
+    /// (diagnostics; no id).
+    var diagnostics: String {
+        "phase=\(machine.phase) connection=\(machine.connection) hasConnection=\(connection != nil) "
+            + "room=\(machine.activeRoom != nil) timers=\(timers.armed.map { "\($0)" }.sorted())"
+    }
+
     func write(_ message: ClientMessage) async throws(SignalingClientError) {
         let bytes = message.object.serialized()
         guard bytes.count <= configuration.maxMessageBytes else { throw .messageTooLarge }

@@ -82,3 +82,23 @@ public struct SignalingClientError: Error, Hashable, Sendable, CustomStringConve
         }
     }
 }
+
+extension SignalingEvent {
+    /// The event's name without its values (diagnostics).
+    var kind: String {
+        switch self {
+        case .connected: "connected"
+        case .joined: "joined"
+        case .roomReady: "roomReady"
+        case .roomAccepted: "roomAccepted"
+        case .message: "message"
+        case .binary: "binary"
+        case .peerLeft: "peerLeft"
+        case .roomClosed: "roomClosed"
+        case .peerDisconnected: "peerDisconnected"
+        case .serverError: "serverError"
+        case .reconnecting: "reconnecting"
+        case .disconnected: "disconnected"
+        }
+    }
+}

@@ -18,10 +18,13 @@ final class ChatEventLog: Sendable {
     /// The client's log, quoted when a wait times out.
     let log: LogCapture?
     private weak let client: ChatClient?
+    /// The server the client talks to: a timed-out wait quotes every client made against it.
+    private let server: KitTestServer?
 
-    init(_ client: ChatClient, log: LogCapture? = nil) {
+    init(_ client: ChatClient, log: LogCapture? = nil, server: KitTestServer? = nil) {
         self.log = log
         self.client = client
+        self.server = server
         reader = Task { [box] in
             for await event in client.events { box.events.withLock { $0.list.append(event) } }
             box.events.withLock { $0.finished = true }
@@ -62,8 +65,10 @@ final class ChatEventLog: Sendable {
                 let summary = all.suffix(8).map { "\($0)" }.joined(separator: ", ")
                 let state = await client?.diagnostics ?? "client gone"
                 let lines = log?.all.suffix(12).joined(separator: " | ") ?? "not recorded"
+                let everyone = await server?.clientReports() ?? ""
                 throw NetworkTestFailure(
-                    "timed out waiting for \(what); last events: \(summary); client: \(state); log: \(lines)")
+                    "timed out waiting for \(what); last events: \(summary); client: \(state); log: \(lines)"
+                        + (everyone.isEmpty ? "" : "\nevery client of the server:\n\(everyone)"))
             }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -146,7 +151,12 @@ enum ChatFixture {
             configuration: configuration, store: store, random: SeededGenerator(seed: seed), clock: clock, http: nil,
             logger: logger ?? recording, frameTap: capture?.tap)
         server.closeAtEnd { await client.leave() }
-        return (client, ChatEventLog(client, log: logger == nil ? recorder : nil))
+        server.reportOnTimeout("client \(seed)") { [weak client] in
+            guard let client else { return "gone" }
+            let lines = recorder.all.suffix(6).joined(separator: " | ")
+            return await client.diagnostics + "; log: " + lines
+        }
+        return (client, ChatEventLog(client, log: logger == nil ? recorder : nil, server: server))
     }
 
     /// The direct path on loopback only.

@@ -3,6 +3,7 @@ import InvisoKit
 import InvisoServer
 import InvisoTesting
 import Logging
+import Prometheus
 import ServiceLifecycle
 import Synchronization
 import Testing
@@ -37,7 +38,7 @@ final class KitTestServer: Sendable {
         let server = SignalingServer(
             configuration: ServerConfiguration(host: "127.0.0.1", port: requested, tls: tls, limits: limits),
             store: store, bus: nil,
-            environment: .live, logger: logger)
+            environment: .live, metrics: metrics, logger: logger)
         let (ports, continuation) = AsyncStream<Int>.makeStream()
         let group = ServiceGroup(
             configuration: .init(services: try server.makeServices([]) { continuation.yield($0) }, logger: logger))
@@ -59,6 +60,30 @@ final class KitTestServer: Sendable {
     /// must not leave a client reconnecting to a stopped server for the rest of the run.
     func closeAtEnd(_ close: @escaping @Sendable () async -> Void) {
         closers.withLock { $0.append(close) }
+    }
+
+    /// The server's metrics (quoted by ``clientReports()``).
+    let metrics = ServerMetrics()
+
+    /// What a timed-out wait quotes of every client made against this server.
+    private let reporters = Mutex<[(name: String, report: @Sendable () async -> String)]>([])
+
+    /// Registers a client's diagnostics under `name`.
+    func reportOnTimeout(_ name: String, _ report: @escaping @Sendable () async -> String) {
+        reporters.withLock { $0.append((name, report)) }
+    }
+
+    /// Every registered client's diagnostics, one per line.
+    func clientReports() async -> String {
+        var lines: [String] = []
+        for (name, report) in reporters.withLock({ $0 }) { lines.append("\(name): \(await report())") }
+        guard !lines.isEmpty else { return "" }
+        var emitted: [UInt8] = []
+        metrics.registry.emit(into: &emitted)
+        let counters = String(decoding: emitted, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix("#") && !$0.hasSuffix(" 0") }
+        lines.append("server: " + counters.joined(separator: " "))
+        return lines.joined(separator: "\n")
     }
 
     private func closeClients() async {
