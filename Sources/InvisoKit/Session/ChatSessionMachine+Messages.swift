@@ -42,6 +42,7 @@ extension ChatSessionMachine {
         do {
             result = try channel!.receive(frame: frame)
         } catch {
+            refusedFrames[error.description, default: 0] += 1
             return
         }
         apply(result, at: time, &actions)
@@ -94,7 +95,14 @@ extension ChatSessionMachine {
     mutating func handle(_ record: ReliableRecord, at time: ChatTime, _ actions: inout [Action]) {
         switch record {
         case .ack(let ack):
-            guard let acknowledged = try? link.acknowledge(ack) else { return }
+            let acknowledged: ClosedRange<UInt64>?
+            do {
+                acknowledged = try link.acknowledge(ack)
+            } catch {
+                refusedFrames["\(error)", default: 0] += 1
+                return
+            }
+            guard let acknowledged else { return }
             if configuration.persists { actions.append(.markDelivered(acknowledged)) }
             for id in acknowledged { actions.append(.emit(.delivered(id: id))) }
         case .data(let seq, let payload):
@@ -102,7 +110,13 @@ extension ChatSessionMachine {
                 deliver(id: seq, plaintext: payload, &actions)
                 return
             }
-            guard let deliveries = try? link.receive(seq: seq, payload: payload) else { return }
+            let deliveries: [ReliableLink.Delivery]
+            do {
+                deliveries = try link.receive(seq: seq, payload: payload)
+            } catch {
+                refusedFrames["\(error)", default: 0] += 1
+                return
+            }
             for delivery in deliveries { deliver(id: delivery.seq, plaintext: delivery.payload, &actions) }
             if link.isAckDue {
                 ackForced = true

@@ -280,6 +280,9 @@ public struct ChatSessionMachine: Sendable {
     var blocked: Set<PathID> = []
     /// Whether the peer is in the room (the relay delivers).
     var peerPresent = false
+    /// Frames and records refused, by the refusal's description (diagnostics: no key, no
+    /// payload).
+    var refusedFrames: [String: Int] = [:]
 
     /// The direct attempt.
     public internal(set) var directPhase = DirectPhase.idle
@@ -402,7 +405,8 @@ public struct ChatSessionMachine: Sendable {
         let flights = inFlight.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.key.rawValue):\($0.value.count)" }
         return "sendPath=\(sendPath.rawValue) inFlight=[\(flights.joined(separator: " "))] "
             + "blocked=\(blocked.map(\.rawValue).sorted()) peerPresent=\(peerPresent) canSeal=\(channel?.canSeal ?? false) "
-            + "control=\(control.count) \(link.diagnostics) lastRetransmitAck=\(lastRetransmitAck)"
+            + "control=\(control.count) \(link.diagnostics) lastRetransmitAck=\(lastRetransmitAck) "
+            + "refused=\(refusedFrames.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" })"
     }
 
     /// How many more messages the outbox takes before ``send(_:at:)`` refuses.
