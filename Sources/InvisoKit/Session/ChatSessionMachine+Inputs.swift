@@ -258,7 +258,7 @@ extension ChatSessionMachine {
             pump(&actions)
         case .retransmit:
             retransmitCheck(&actions)
-            actions.append(.arm(.retransmit, at: time.now.advanced(by: configuration.retransmitInterval)))
+            actions.append(.arm(.retransmit, at: time.now.advanced(by: retransmitWait)))
         case .directCandidates:
             guard directPhase == .listening else { return }
             finishDirect(&actions)
@@ -269,21 +269,52 @@ extension ChatSessionMachine {
     mutating func armRetransmit(at time: ChatTime, _ actions: inout [Action]) {
         guard channel?.carriesAcknowledgements == true else { return }
         lastRetransmitAck = link.peerAck
+        retransmitBackoff = 0
         actions.append(.arm(.retransmit, at: time.now.advanced(by: configuration.retransmitInterval)))
     }
 
+    /// How long the resend check waits now: the interval, doubled for each resend in a row
+    /// that brought no ack, at most ``Configuration/maxRetransmitInterval``.
+    var retransmitWait: Duration {
+        let base = configuration.retransmitInterval
+        let limit = max(configuration.maxRetransmitInterval, base)
+        var wait = base
+        for _ in 0..<retransmitBackoff where wait < limit { wait *= 2 }
+        return min(wait, limit)
+    }
+
     /// Sends unacknowledged messages again when the peer's ack did not move for a whole
-    /// interval, nothing is being sent on the path, and the path can deliver.
+    /// interval, nothing is being sent on the path, the path can deliver, and the peer
+    /// either sent nothing at all or sent an ack that did not move (it got something that
+    /// did not fill its gap). A peer whose frames keep coming but whose acks do not is
+    /// busy getting through what is already on its way (our acks queue behind its own
+    /// frames): copies would only bury them deeper. After a resend the next check waits
+    /// twice as long (TCP's backoff), until an ack moves.
     mutating func retransmitCheck(_ actions: inout [Action]) {
+        let heard = heardSinceCheck
+        let staleAck = staleAckSinceCheck
+        heardSinceCheck = false
+        staleAckSinceCheck = false
         defer { lastRetransmitAck = link.peerAck }
         guard channel?.isEstablished == true, channel?.carriesAcknowledgements == true else { return }
+        if link.peerAck != lastRetransmitAck { retransmitBackoff = 0 }
         blocked.remove(sendPath)
         if link.unacknowledgedCount > 0, link.peerAck == lastRetransmitAck, inFlightCount(on: sendPath) == 0,
-            peerPresent || sendPath != .relay
+            peerPresent || sendPath != .relay, staleAck || !heard
         {
             link.retransmitAll()
+            retransmitBackoff = min(retransmitBackoff + 1, 32)
         }
         pump(&actions)
+    }
+
+    /// The peer's ack moved after resends had lengthened the wait: the next check comes
+    /// one plain interval from now.
+    mutating func ackProgressed(at time: ChatTime, _ actions: inout [Action]) {
+        guard retransmitBackoff > 0 else { return }
+        retransmitBackoff = 0
+        lastRetransmitAck = link.peerAck
+        actions.append(.arm(.retransmit, at: time.now.advanced(by: configuration.retransmitInterval)))
     }
 
     // MARK: Lifetimes

@@ -45,6 +45,7 @@ extension ChatSessionMachine {
             refusedFrames[error.description, default: 0] += 1
             return
         }
+        heardSinceCheck = true
         apply(result, at: time, &actions)
         if configuration.persists, channel?.isEstablished == true { actions.append(.snapshotChanged) }
     }
@@ -102,7 +103,11 @@ extension ChatSessionMachine {
                 refusedFrames["\(error)", default: 0] += 1
                 return
             }
-            guard let acknowledged else { return }
+            guard let acknowledged else {
+                if link.unacknowledgedCount > 0 { staleAckSinceCheck = true }
+                return
+            }
+            ackProgressed(at: time, &actions)
             if configuration.persists { actions.append(.markDelivered(acknowledged)) }
             for id in acknowledged { actions.append(.emit(.delivered(id: id))) }
         case .data(let seq, let payload):

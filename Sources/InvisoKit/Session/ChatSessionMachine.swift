@@ -56,8 +56,12 @@ public struct ChatSessionMachine: Sendable {
         /// How long an owed ack may wait for more messages to cover.
         public var ackDelay: Duration = .milliseconds(20)
         /// How often the resend check runs: unacknowledged messages go out again when the
-        /// peer's ack did not move for a whole interval and nothing is being sent.
+        /// peer's ack did not move for a whole interval and nothing is being sent. Each
+        /// resend that brings no progress doubles the interval (up to
+        /// ``maxRetransmitInterval``); an ack that moves brings it back.
         public var retransmitInterval: Duration = .seconds(2)
+        /// The longest the resend check waits after resends that brought no ack.
+        public var maxRetransmitInterval: Duration = .seconds(60)
         /// Whether a direct path is tried once the channel is secured.
         public var triesDirectPath = true
         /// How long the direct listener waits for the peer's candidates.
@@ -268,6 +272,15 @@ public struct ChatSessionMachine: Sendable {
     var ackForced = false
     var ackArmed = false
     var lastRetransmitAck: UInt64 = 0
+    /// Resends in a row that brought no ack: the resend check waits
+    /// `retransmitInterval × 2^retransmitBackoff` (capped), so that a peer slower than the
+    /// interval is not buried in copies it would have to get through before our acks.
+    var retransmitBackoff = 0
+    /// Since the last resend check: whether a frame from the peer opened, and whether an
+    /// ack came that did not move while messages wait for one (the peer got something
+    /// that did not fill its gap: a loss, or copies).
+    var heardSinceCheck = false
+    var staleAckSinceCheck = false
 
     /// The path messages are sent on, and its kind.
     public internal(set) var sendPath = PathID.relay
@@ -406,6 +419,7 @@ public struct ChatSessionMachine: Sendable {
         return "sendPath=\(sendPath.rawValue) inFlight=[\(flights.joined(separator: " "))] "
             + "blocked=\(blocked.map(\.rawValue).sorted()) peerPresent=\(peerPresent) canSeal=\(channel?.canSeal ?? false) "
             + "control=\(control.count) \(link.diagnostics) lastRetransmitAck=\(lastRetransmitAck) "
+            + "retransmitBackoff=\(retransmitBackoff) "
             + "refused=\(refusedFrames.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" })"
     }
 

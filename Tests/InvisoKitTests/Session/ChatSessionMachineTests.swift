@@ -95,6 +95,51 @@ struct ChatSessionMachineTests {
         #expect(simulation.messages(1).map(\.payload) == [.text("lost at first")])
     }
 
+    /// A receiver slower than the resend interval (250 frames a second, so the first
+    /// window of 512 takes longer than one interval to get through, and its acks queue
+    /// behind it): each resend that finds no progress waits twice as long as the last, so
+    /// the copies do not pile up faster than they drain (which had two clients on a busy
+    /// host stuck at 512 messages each way, receiving tens of thousands of old copies).
+    @Test func aSlowReceiverIsNotBuriedInResends() throws {
+        let simulation = Self.paired(seed: 14) { $0.retransmitInterval = .milliseconds(700) }
+        simulation.networks[.relay] = .init(delay: .milliseconds(5), serviceTime: .milliseconds(4))
+        let count = 1_000
+        let before = [simulation.framesSent[0][.relay] ?? 0, simulation.framesSent[1][.relay] ?? 0]
+        for side in 0..<2 { try simulation.request(side) { try $0.send(contentsOf: Self.texts("\(side)", count), at: $1).actions } }
+        #expect(simulation.run(for: .seconds(60)) { $0.delivered(0).count == count && $0.delivered(1).count == count })
+        for side in 0..<2 {
+            #expect(simulation.messages(1 - side).map(\.id) == Array(1...UInt64(count)))
+            // No copies: each message went out once, and the acks (without the fix: 21,000
+            // frames a side).
+            let frames = (simulation.framesSent[side][.relay] ?? 0) - before[side]
+            #expect(frames < count + count / 4, "side \(side) sent \(frames) frames")
+        }
+    }
+
+    /// A peer that hears nothing for two minutes: the resends come 2, 4, 8, … s apart (up
+    /// to 60 s), not every 2 s; once the path delivers again, the next one gets through and
+    /// the plain interval is back.
+    @Test func resendsToASilentPeerBackOff() throws {
+        let simulation = Self.paired(seed: 15)
+        simulation.networks[.relay] = .init(loss: 1.0)
+        let before = simulation.framesSent[0][.relay] ?? 0
+        try simulation.send(0, "into the void")
+        simulation.run(for: .seconds(120))
+        let copies = (simulation.framesSent[0][.relay] ?? 0) - before
+        // The first send, then resends at 2, 6, 14, 30, 62 and 122 s at most.
+        #expect(copies >= 5 && copies <= 7, "\(copies) copies in 120 s")
+        #expect(simulation.machines[0].retransmitBackoff >= 5)
+        simulation.networks[.relay] = .perfect
+        #expect(simulation.run(for: .seconds(61)) { $0.delivered(0) == [1] })
+        #expect(simulation.machines[0].retransmitBackoff == 0)
+        // Back to the plain interval: a loss now is repaired within a few seconds.
+        simulation.networks[.relay] = .init(loss: 1.0)
+        try simulation.send(0, "lost once")
+        simulation.run(for: .milliseconds(100))
+        simulation.networks[.relay] = .perfect
+        #expect(simulation.run(for: .seconds(5)) { $0.delivered(0) == [1, 2] })
+    }
+
     @Test func aReconnectResendsWhatThePeerMissed() throws {
         let simulation = Self.paired(seed: 4)
         simulation.dropRelay(1, for: .seconds(5))

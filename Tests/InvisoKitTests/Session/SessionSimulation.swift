@@ -24,6 +24,9 @@ final class SessionSimulation {
         var delay: Duration = .milliseconds(5)
         /// Up to this much extra delay, uniformly (frames then overtake each other).
         var jitter: Duration = .zero
+        /// A bottleneck: each frame takes this long to get through, one after the other in
+        /// each direction (a slow receiver, or a thin pipe); frames queue behind it in order.
+        var serviceTime: Duration = .zero
 
         static let perfect = Network()
     }
@@ -61,6 +64,9 @@ final class SessionSimulation {
     private(set) var framesSent: [[ChatSessionMachine.PathID: Int]] = [[:], [:]]
     /// Frames each side's store saved (counted), and snapshot saves.
     private(set) var snapshotSaves = [0, 0]
+
+    /// Per receiving side: when its bottleneck (``Network/serviceTime``) is free again.
+    private var bottleneckFree: [ClockInstant] = [.origin, .origin]
 
     private var queue = ScheduleHeap()
     private var order = 0
@@ -281,7 +287,13 @@ final class SessionSimulation {
             guard !random.chance(network.loss) else { return }
             let copies = random.chance(network.duplication) ? 2 : 1
             for _ in 0..<copies {
-                schedule(.frame(frame, path: path), to: other, after: network.delay + random.jitter(upTo: network.jitter), path: path)
+                var delay = network.delay + random.jitter(upTo: network.jitter)
+                if network.serviceTime > .zero {
+                    let through = max(now.advanced(by: delay), bottleneckFree[other]).advanced(by: network.serviceTime)
+                    bottleneckFree[other] = through
+                    delay = now.duration(to: through)
+                }
+                schedule(.frame(frame, path: path), to: other, after: delay, path: path)
             }
         }
     }
