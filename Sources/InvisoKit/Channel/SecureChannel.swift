@@ -30,8 +30,11 @@ public protocol SecureChannel: Sendable {
     var isVerified: Bool { get }
     /// Whether the protocol carries message-layer acks (v2 yes, v1 no).
     var carriesAcknowledgements: Bool { get }
-    /// The 60-digit safety number both people compare, once established.
+    /// The 60-digit safety number both people compare, once established (computed on each
+    /// access).
     var safetyNumber: String? { get }
+    /// What the safety number is computed from, once established.
+    var safetyNumberInputs: SafetyNumberInputs? { get }
     /// The peer's public key for this session (32 bytes), once established; pin it.
     var peerIdentity: [UInt8]? { get }
     /// The 32-byte key that authenticates a direct path, once established.

@@ -93,17 +93,19 @@ public struct V1SecureChannel: SecureChannel {
     /// version 2, 5,200 iterations, identities `0x05 ‖ key`, stable ids
     /// `inviso v1 creator` / `inviso v1 joiner`): 60 digits, the same on both sides unless
     /// someone substituted a key.
-    public var safetyNumber: String? {
+    public var safetyNumber: String? { safetyNumberInputs?.digits() }
+
+    /// What ``safetyNumber`` is computed from, once established.
+    public var safetyNumberInputs: SafetyNumberInputs? {
         guard channel != nil, let peerPublicKey,
             let local = try? ECPublicKey(rawRepresentation: localPublicKey),
             let remote = try? ECPublicKey(rawRepresentation: peerPublicKey)
         else { return nil }
         let ids = (creator: Array("inviso v1 creator".utf8), joiner: Array("inviso v1 joiner".utf8))
         let (localID, remoteID) = role == .initiator ? (ids.creator, ids.joiner) : (ids.joiner, ids.creator)
-        return try? Fingerprint(
-            version: 2, iterations: 5_200, localStableID: localID, localIdentity: IdentityKey(local),
-            remoteStableID: remoteID, remoteIdentity: IdentityKey(remote)
-        ).displayable.digits
+        return SafetyNumberInputs(
+            localStableID: localID, localIdentity: IdentityKey(local), remoteStableID: remoteID,
+            remoteIdentity: IdentityKey(remote))
     }
 
     /// Sends our `key_exchange` once.

@@ -80,6 +80,9 @@ public struct V2SecureChannel: SecureChannel {
     /// ``V2Session/safetyNumber`` once established.
     public var safetyNumber: String? { session?.safetyNumber }
 
+    /// What ``safetyNumber`` is computed from (public keys and ids only), once established.
+    public var safetyNumberInputs: SafetyNumberInputs? { session?.safetyNumberInputs }
+
     /// The peer's Noise static public key once established.
     public var peerIdentity: [UInt8]? { session?.peerIdentity }
 

@@ -139,11 +139,19 @@ extension ChatClient: TimerDriving {
                 if let store, let sessionID {
                     for id in ids { _ = try? store.markDelivered(messageID: "s\(id)", sessionID: sessionID) }
                 }
-            case .pinIdentity(let peer, let safetyNumber, let isVerified):
+            case .pinIdentity(let peer, let security, let isVerified):
                 if let store, let sessionID {
                     try? store.savePinnedIdentity(
-                        PinnedIdentity(publicKey: Data(peer), safetyNumber: safetyNumber, isVerified: isVerified),
-                        sessionID: sessionID)
+                        PinnedIdentity(publicKey: Data(peer), isVerified: isVerified), sessionID: sessionID)
+                    // The digits take ~4 ms: computed off the session's loop and added to the
+                    // pin after, so this step's frames (the joiner's confirmation, the
+                    // creator's first messages) do not wait for them.
+                    if let security {
+                        pinning = Task.detached(priority: .utility) {
+                            let pin = PinnedIdentity(publicKey: Data(peer), safetyNumber: security.safetyNumber, isVerified: isVerified)
+                            try? store.savePinnedIdentity(pin, sessionID: sessionID)
+                        }
+                    }
                 }
                 if let version = machine?.security?.version {
                     logger.info("secure channel established", metadata: ["protocol": "\(version)"])
@@ -312,6 +320,8 @@ extension ChatClient: TimerDriving {
             if let roomID { try? await api.deleteRoom(roomID: roomID, deviceID: deviceID) }
             _ = try? await api.purge(deviceIDs: [deviceID])
         }
+        // A kept session keeps its safety number; a left one is wiped after the pin.
+        await pinning?.value
         if let store, let sessionID, !closing.keepsSession {
             try? store.leaveSession(id: sessionID)
         }

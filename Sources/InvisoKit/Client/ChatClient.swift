@@ -96,6 +96,8 @@ public actor ChatClient {
     /// What this client did, counted (``diagnostics``).
     var counters = Counters()
     var snapshotSavePending = false
+    /// Adds the safety number to the pinned identity (off the session's loop).
+    var pinning: Task<Void, Never>?
     var directListener: DirectListener?
     /// The direct connection in use or last used (tests).
     var directConnection: DirectConnection?

@@ -50,20 +50,45 @@ public enum ChatState: String, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// The security of an established session.
-public struct ChatSecurity: Sendable, Hashable {
+public struct ChatSecurity: Sendable, Hashable, CustomStringConvertible {
     /// The protocol.
     public var version: ChatProtocolVersion
     /// Whether the peer is authenticated (v2 pairing succeeded). v1 is never verified:
     /// compare ``safetyNumber`` out of band.
     public var isVerified: Bool
-    /// 60 digits, the same on both sides unless a key was substituted.
-    public var safetyNumber: String
+    private let number: LazySafetyNumber
+
+    /// 60 digits, the same on both sides unless a key was substituted. Computed on the
+    /// first access (10,400 SHA-512 rounds, about 4 ms) and kept: a session hands this
+    /// value out as its channel comes up without making its frames wait for the digits.
+    public var safetyNumber: String { number.value }
 
     /// A value.
     public init(version: ChatProtocolVersion, isVerified: Bool, safetyNumber: String) {
         self.version = version
         self.isVerified = isVerified
-        self.safetyNumber = safetyNumber
+        number = LazySafetyNumber(safetyNumber)
+    }
+
+    /// A value whose digits are computed when first asked for.
+    init(version: ChatProtocolVersion, isVerified: Bool, computing inputs: SafetyNumberInputs) {
+        self.version = version
+        self.isVerified = isVerified
+        number = LazySafetyNumber(inputs)
+    }
+
+    public static func == (lhs: ChatSecurity, rhs: ChatSecurity) -> Bool {
+        lhs.version == rhs.version && lhs.isVerified == rhs.isVerified && lhs.safetyNumber == rhs.safetyNumber
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(version)
+        hasher.combine(isVerified)
+        hasher.combine(safetyNumber)
+    }
+
+    public var description: String {
+        "ChatSecurity(version: \(version), isVerified: \(isVerified), safetyNumber: \(safetyNumber))"
     }
 }
 

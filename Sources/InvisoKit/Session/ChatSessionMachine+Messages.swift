@@ -84,7 +84,7 @@ extension ChatSessionMachine {
         actions.append(.updateSession(.active))
         security = Self.security(of: channel)
         if let peer = channel.peerIdentity {
-            actions.append(.pinIdentity(peer: peer, safetyNumber: security?.safetyNumber, isVerified: channel.isVerified))
+            actions.append(.pinIdentity(peer: peer, security: security, isVerified: channel.isVerified))
         }
         actions.append(.emit(.state(.active)))
         if let security { actions.append(.emit(.secured(security))) }

@@ -197,7 +197,7 @@ public struct ChatSessionMachine: Sendable {
         /// Mark our messages delivered in the store (``Configuration/persists`` only).
         case markDelivered(ClosedRange<UInt64>)
         /// Pin the peer's identity for this session.
-        case pinIdentity(peer: [UInt8], safetyNumber: String?, isVerified: Bool)
+        case pinIdentity(peer: [UInt8], security: ChatSecurity?, isVerified: Bool)
         /// Store the agreed lifetime.
         case setLifetime(MessageLifetime)
         /// Bind a direct listener with this key; report ``Event/directListening(_:)`` or
@@ -390,8 +390,8 @@ public struct ChatSessionMachine: Sendable {
 
     /// `channel`'s security, computing its safety number once.
     static func security(of channel: any SecureChannel) -> ChatSecurity? {
-        guard channel.isEstablished, let number = channel.safetyNumber else { return nil }
-        return ChatSecurity(version: channel.version, isVerified: channel.isVerified, safetyNumber: number)
+        guard channel.isEstablished, let inputs = channel.safetyNumberInputs else { return nil }
+        return ChatSecurity(version: channel.version, isVerified: channel.isVerified, computing: inputs)
     }
 
     /// The key that authenticates a direct connection, once the channel is up.

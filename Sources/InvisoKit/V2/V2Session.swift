@@ -77,16 +77,14 @@ public struct V2Session: Sendable {
     /// out of band: libsignal's displayable fingerprint (version 2, 5,200 iterations of
     /// SHA-512) over both Noise static keys, with the stable ids `inviso v2 creator` and
     /// `inviso v2 joiner`. Computed on each access (10,400 hashes).
-    public var safetyNumber: String {
-        let (local, remote) = role == .creator ? (V2Pairing.Role.creator, V2Pairing.Role.joiner) : (.joiner, .creator)
-        do {
-            return try Fingerprint(
-                version: 2, iterations: 5_200, localStableID: local.stableID, localIdentity: state.localIdentity,
-                remoteStableID: remote.stableID, remoteIdentity: state.remoteIdentity
-            ).displayable.digits
-        } catch {
-            preconditionFailure("version 2 and 5,200 iterations are valid fingerprint parameters")
-        }
+    public var safetyNumber: String { safetyNumberInputs.digits() }
+
+    /// What ``safetyNumber`` is computed from (public keys and ids only).
+    var safetyNumberInputs: SafetyNumberInputs {
+        let remote: V2Pairing.Role = role == .creator ? .joiner : .creator
+        return SafetyNumberInputs(
+            localStableID: role.stableID, localIdentity: state.localIdentity, remoteStableID: remote.stableID,
+            remoteIdentity: state.remoteIdentity)
     }
 
     // MARK: Message-layer records
