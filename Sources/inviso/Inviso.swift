@@ -13,42 +13,20 @@ struct Inviso: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command line. `invite`, `join` and `resume` are parsed on their own first:
-    /// their process start is on the way to a chat's first message, and parsing them as
-    /// children of the root reflects the whole command tree (every subcommand's
-    /// arguments), checks it for a completion-script request and casts the result to a
-    /// protocol — about a tenth of such a process's CPU (`docs/cli.md`). Help, completion
-    /// scripts, anything that does not parse, and every other command go the usual way,
-    /// with the usual messages.
+    /// Runs the command line. `invite`, `join` and `resume` in their usual forms are read
+    /// by ``ChatCommandLine`` rather than ArgumentParser: their process start is on the way
+    /// to a chat's first message, and ArgumentParser's reflection of the command costs a
+    /// tenth of such a process's CPU (`docs/cli.md`). Help, completion scripts, anything
+    /// else it does not read, and every other command go the usual way.
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        if let name = arguments.first, !arguments.contains(where: isBuiltInFlag) {
-            let rest = Array(arguments.dropFirst())
-            switch name {
-            case "invite": if await runAlone(InviteCommand.self, rest) { return }
-            case "join": if await runAlone(JoinCommand.self, rest) { return }
-            case "resume": if await runAlone(ResumeCommand.self, rest) { return }
-            default: break
-            }
+        guard var command = ChatCommandLine.command(Array(CommandLine.arguments.dropFirst())) else {
+            await main(nil)
+            return
         }
-        await main(nil)
-    }
-
-    /// Parses and runs `Command` with `arguments`; `false` (nothing run) when they do not
-    /// parse, so that the full parser reports the error.
-    private static func runAlone<Command: AsyncParsableCommand>(_: Command.Type, _ arguments: [String]) async -> Bool {
-        guard let parsed = try? Command.parseAsRoot(arguments), var command = parsed as? Command else { return false }
         do {
             try await command.run()
         } catch {
-            Command.exit(withError: error)
+            type(of: command).exit(withError: error)
         }
-        return true
-    }
-
-    /// The flags ArgumentParser answers itself (help, version, completion, dumps).
-    private static func isBuiltInFlag(_ argument: String) -> Bool {
-        ["-h", "--help", "-help", "--version"].contains(argument) || argument.hasPrefix("--generate-completion")
-            || argument.hasPrefix("--experimental")
     }
 }
