@@ -285,16 +285,16 @@ extension ChatSessionMachine {
 
     /// Sends unacknowledged messages again when the peer's ack did not move for a whole
     /// interval, nothing is being sent on the path, the path can deliver, and the peer
-    /// either sent nothing at all or sent an ack that did not move (it got something that
-    /// did not fill its gap). A peer whose frames keep coming but whose acks do not is
-    /// busy getting through what is already on its way (our acks queue behind its own
-    /// frames): copies would only bury them deeper. After a resend the next check waits
-    /// twice as long (TCP's backoff), until an ack moves.
+    /// either sent nothing at all in that interval or, since its ack last moved, sent an
+    /// ack that did not move (it got something that did not fill its gap). A peer whose
+    /// frames keep coming but whose acks do not is busy getting through what is already
+    /// on its way (our acks queue behind its own frames): copies would only bury them
+    /// deeper. After a resend the next check waits twice as long (TCP's backoff), until an
+    /// ack moves.
     mutating func retransmitCheck(_ actions: inout [Action]) {
         let heard = heardSinceCheck
-        let staleAck = staleAckSinceCheck
+        let staleAck = staleAckSinceProgress
         heardSinceCheck = false
-        staleAckSinceCheck = false
         defer { lastRetransmitAck = link.peerAck }
         guard channel?.isEstablished == true, channel?.carriesAcknowledgements == true else { return }
         if link.peerAck != lastRetransmitAck { retransmitBackoff = 0 }
@@ -304,6 +304,8 @@ extension ChatSessionMachine {
         {
             link.retransmitAll()
             retransmitBackoff = min(retransmitBackoff + 1, 32)
+            // The next resend needs new evidence: a stale ack after these copies.
+            staleAckSinceProgress = false
         }
         pump(&actions)
     }

@@ -104,9 +104,10 @@ extension ChatSessionMachine {
                 return
             }
             guard let acknowledged else {
-                if link.unacknowledgedCount > 0 { staleAckSinceCheck = true }
+                if link.unacknowledgedCount > 0 { staleAckSinceProgress = true }
                 return
             }
+            staleAckSinceProgress = false
             ackProgressed(at: time, &actions)
             if configuration.persists { actions.append(.markDelivered(acknowledged)) }
             for id in acknowledged { actions.append(.emit(.delivered(id: id))) }

@@ -276,11 +276,12 @@ public struct ChatSessionMachine: Sendable {
     /// `retransmitInterval × 2^retransmitBackoff` (capped), so that a peer slower than the
     /// interval is not buried in copies it would have to get through before our acks.
     var retransmitBackoff = 0
-    /// Since the last resend check: whether a frame from the peer opened, and whether an
-    /// ack came that did not move while messages wait for one (the peer got something
-    /// that did not fill its gap: a loss, or copies).
+    /// Since the last resend check: whether a frame from the peer opened.
     var heardSinceCheck = false
-    var staleAckSinceCheck = false
+    /// Since the peer's ack last moved (or our last resend): whether an ack came that did
+    /// not move while messages wait for one — the peer got something that did not fill
+    /// its gap (a loss, or copies).
+    var staleAckSinceProgress = false
 
     /// The path messages are sent on, and its kind.
     public internal(set) var sendPath = PathID.relay

@@ -116,6 +116,29 @@ struct ChatSessionMachineTests {
         }
     }
 
+    /// One message lost on a path that otherwise delivers, while the peer keeps talking:
+    /// its frames keep coming (so it is not silent), but its acks stop at the gap and come
+    /// again unchanged for the messages after it — which is what makes the sender resend.
+    @Test func aGapIsRepairedWhileThePeerKeepsTalking() throws {
+        let simulation = Self.paired(seed: 16)
+        for index in 1...4 { try simulation.send(0, "m\(index)") }
+        simulation.run(for: .milliseconds(100))
+        simulation.networks[.relay] = .init(loss: 1.0)
+        try simulation.send(0, "m5")
+        simulation.networks[.relay] = .perfect
+        for index in 6...10 { try simulation.send(0, "m\(index)") }
+        // Bob talks every half second for 20 s.
+        var repaired = false
+        for tick in 0..<40 where !repaired {
+            try simulation.send(1, "bob-\(tick)")
+            repaired = simulation.run(for: .milliseconds(500)) { $0.messages(1).count == 10 }
+        }
+        #expect(repaired)
+        #expect(simulation.messages(1).map(\.payload) == (1...10).map { .text("m\($0)") })
+        #expect(simulation.run(for: .seconds(1)) { $0.delivered(0).count == 10 })
+        #expect(simulation.delivered(0) == Array(1...10))
+    }
+
     /// A peer that hears nothing for two minutes: the resends come 2, 4, 8, … s apart (up
     /// to 60 s), not every 2 s; once the path delivers again, the next one gets through and
     /// the plain interval is back.
