@@ -24,8 +24,11 @@ extension ChatClient {
         public var acceptPollInterval: Duration = .seconds(3)
         /// How long an owed ack may wait for more messages to cover (20 ms).
         public var ackDelay: Duration = .milliseconds(20)
-        /// After how long without ack progress unacknowledged messages are sent again (2 s).
+        /// After how long without ack progress unacknowledged messages are sent again (2 s;
+        /// doubled after each resend that brings no ack, see ``maxRetransmitInterval``).
         public var retransmitInterval: Duration = .seconds(2)
+        /// The longest wait between resends that bring no ack (60 s).
+        public var maxRetransmitInterval: Duration = .seconds(60)
         /// How often expired messages are deleted from the store (60 s).
         public var expiryInterval: Duration = .seconds(60)
         /// The signaling socket's timing (ping, pong timeout, connect timeout, reconnect).

@@ -470,6 +470,7 @@ public actor ChatClient {
         machine.pairingTimeout = configuration.pairingTimeout
         machine.ackDelay = configuration.ackDelay
         machine.retransmitInterval = configuration.retransmitInterval
+        machine.maxRetransmitInterval = configuration.maxRetransmitInterval
         machine.triesDirectPath = configuration.direct != nil
         machine.directCandidatesTimeout = configuration.directCandidatesTimeout
         machine.reliable = configuration.reliable
