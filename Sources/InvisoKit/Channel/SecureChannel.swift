@@ -30,9 +30,6 @@ public protocol SecureChannel: Sendable {
     var isVerified: Bool { get }
     /// Whether the protocol carries message-layer acks (v2 yes, v1 no).
     var carriesAcknowledgements: Bool { get }
-    /// The 60-digit safety number both people compare, once established (computed on each
-    /// access).
-    var safetyNumber: String? { get }
     /// What the safety number is computed from, once established.
     var safetyNumberInputs: SafetyNumberInputs? { get }
     /// The peer's public key for this session (32 bytes), once established; pin it.
@@ -72,4 +69,10 @@ public enum SecureChannelAction: Sendable {
     case received(ReliableRecord)
     /// The handshake failed for good; any abort frame to send came just before.
     case failed(SecureChannelError)
+}
+
+extension SecureChannel {
+    /// The 60-digit safety number both people compare, once established (computed on each
+    /// access: 10,400 SHA-512 rounds).
+    public var safetyNumber: String? { safetyNumberInputs?.digits() }
 }

@@ -89,13 +89,10 @@ public struct V1SecureChannel: SecureChannel {
     /// Our X25519 public key (32 bytes), as sent in `key_exchange`.
     public var localPublicKey: [UInt8] { Array(privateKey.publicKey.rawRepresentation) }
 
-    /// The fingerprint over both X25519 keys (libsignal's displayable fingerprint,
-    /// version 2, 5,200 iterations, identities `0x05 ‖ key`, stable ids
-    /// `inviso v1 creator` / `inviso v1 joiner`): 60 digits, the same on both sides unless
-    /// someone substituted a key.
-    public var safetyNumber: String? { safetyNumberInputs?.digits() }
-
-    /// What ``safetyNumber`` is computed from, once established.
+    /// What the safety number is computed from, once established: both X25519 keys as
+    /// identities (`0x05 ‖ key`) with the stable ids `inviso v1 creator` / `inviso v1
+    /// joiner`, for libsignal's displayable fingerprint (version 2, 5,200 iterations): 60
+    /// digits, the same on both sides unless someone substituted a key.
     public var safetyNumberInputs: SafetyNumberInputs? {
         guard channel != nil, let peerPublicKey,
             let local = try? ECPublicKey(rawRepresentation: localPublicKey),

@@ -77,9 +77,6 @@ public struct V2SecureChannel: SecureChannel {
     /// Always true.
     public var carriesAcknowledgements: Bool { true }
 
-    /// ``V2Session/safetyNumber`` once established.
-    public var safetyNumber: String? { session?.safetyNumber }
-
     /// What ``safetyNumber`` is computed from (public keys and ids only), once established.
     public var safetyNumberInputs: SafetyNumberInputs? { session?.safetyNumberInputs }
 

@@ -30,6 +30,7 @@ extension ChatClient: TimerDriving {
         _ body: (inout ChatSessionMachine) throws(Failure) -> [ChatSessionMachine.Action]
     ) throws(Failure) -> [ChatSessionMachine.Action] {
         let time = now
+        counters.lastStep = time.now
         return try submissions.withLock { queue throws(Failure) -> [ChatSessionMachine.Action] in
             try Self.step(&machine!, &queue, at: time, body)
         }
@@ -77,7 +78,6 @@ extension ChatClient: TimerDriving {
     /// Feeds an event to the machine and carries out its actions.
     func feed(_ event: ChatSessionMachine.Event) async {
         guard machine != nil else { return }
-        counters.lastFeed = clock.now
         let actions = step { $0.handle(event, at: now) }
         await perform(actions)
     }

@@ -401,7 +401,7 @@ public actor ChatClient {
     }
 
     /// Counts of what the client did, for ``diagnostics``: frames queued, sent and received
-    /// per path, timer wake-ups handled, signaling events, and when the last event came.
+    /// per path, timer wake-ups handled, signaling events, and when the machine last stepped.
     struct Counters: Sendable {
         var queued: [ChatSessionMachine.PathID: Int] = [:]
         var sent: [ChatSessionMachine.PathID: Int] = [:]
@@ -409,7 +409,7 @@ public actor ChatClient {
         var received: [ChatSessionMachine.PathID: Int] = [:]
         var timerFires = 0
         var signalingEvents: [String: Int] = [:]
-        var lastFeed: ClockInstant?
+        var lastStep: ClockInstant?
 
         var description: String {
             func list(_ counts: [ChatSessionMachine.PathID: Int]) -> String {
@@ -418,7 +418,7 @@ public actor ChatClient {
             let events = signalingEvents.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
             return "queued=[\(list(queued))] sent=[\(list(sent))] failedBatches=[\(list(failedBatches))] "
                 + "received=[\(list(received))] timerFires=\(timerFires) signalingEvents=[\(events)] "
-                + "lastFeed=\(lastFeed.map { "\($0)" } ?? "never")"
+                + "lastStep=\(lastStep.map { "\($0)" } ?? "never")"
         }
     }
 

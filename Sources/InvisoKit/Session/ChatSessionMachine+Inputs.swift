@@ -297,7 +297,6 @@ extension ChatSessionMachine {
         heardSinceCheck = false
         defer { lastRetransmitAck = link.peerAck }
         guard channel?.isEstablished == true, channel?.carriesAcknowledgements == true else { return }
-        if link.peerAck != lastRetransmitAck { retransmitBackoff = 0 }
         blocked.remove(sendPath)
         if link.unacknowledgedCount > 0, link.peerAck == lastRetransmitAck, inFlightCount(on: sendPath) == 0,
             peerPresent || sendPath != .relay, staleAck || !heard
