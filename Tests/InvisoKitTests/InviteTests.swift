@@ -20,6 +20,10 @@ struct InviteTests {
         #expect(Hex.encode(SHA256.hash(data: file)) == "2f5eed53a4727b4bf8880d8f3f199efc90e58503646d9ff8eff3a2ed3b24dbda")
         for (index, word) in words.enumerated() { #expect(InviteWordlist.index(of: word) == index) }
         #expect(InviteWordlist.index(of: "Zoo") == nil && InviteWordlist.index(of: "") == nil)
+        // Misses before the first word, after the last, between neighbours, by a prefix.
+        for miss in ["aaa", "zzz", "zoos", "abando", "abandonx", "lengt", "lengthy", "é"] {
+            #expect(InviteWordlist.index(of: miss) == nil, "\(miss)")
+        }
     }
 
     @Test("generate draws each word from the low 11 bits of one next()")

@@ -16,6 +16,17 @@ struct ServerAddressTests {
         let six = try ServerAddress.parse("http://[::1]:8081")
         #expect(six.host == "::1" && six.port == 8081)
         #expect(try ServerAddress.parse("http://example.org").port == 80)
+        // Spaces and tabs around the address (a pasted value) are ignored.
+        #expect(try ServerAddress.parse(" \thttp://example.org:81 \u{00A0}").port == 81)
+        #expect(try InviteLifetime.seconds("  5m\t") == 300)
+    }
+
+    @Test("trimming spaces: leading and trailing blanks go, line breaks and inner spaces stay")
+    func trimming() {
+        #expect(" \t a b \u{3000}".trimmingSpaces() == "a b")
+        #expect("\n x \n".trimmingSpaces() == "\n x \n")
+        #expect("   ".trimmingSpaces().isEmpty && "".trimmingSpaces().isEmpty)
+        #expect("x".trimmingSpaces() == "x")
     }
 
     @Test("bad addresses are refused with a message", arguments: [

@@ -2,17 +2,25 @@
 /// descriptions, the command-line tool, test-vector loaders). Never use it on secrets
 /// except where printing them is the point (`inviso noise keygen`).
 package enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     /// Encodes `bytes` as lower-case hex.
+    ///
+    /// Inlinable, so that each caller gets a copy for its own sequence type: a generic call
+    /// across modules makes the runtime look the sequence's iterator up by name, a scan of
+    /// every conformance record in the binary on first use.
+    @inlinable
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+            out.append(digit(byte >> 4))
+            out.append(digit(byte & 0x0f))
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    @inlinable
+    static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     /// Decodes an even-length string of hex digits (either case); `nil` for anything else.

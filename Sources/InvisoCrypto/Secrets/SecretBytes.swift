@@ -7,8 +7,20 @@ public struct SecretBytes: Sendable {
     @usableFromInline let storage: Storage
 
     /// Creates a container holding a copy of `bytes`.
+    ///
+    /// Contiguous bytes (arrays, slices, `Data`, buffers) are copied straight into the
+    /// container; any other sequence through an array that is wiped afterwards. Inlinable,
+    /// so that each caller gets a copy for its own type: a generic call across modules makes
+    /// the runtime look the sequence's conformances up by name, which costs a process's first
+    /// handshake a scan of every conformance record in the binary.
+    @inlinable
     public init<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
-        self.storage = Storage(Array(bytes))
+        if let storage = bytes.withContiguousStorageIfAvailable({ Storage(copying: UnsafeRawBufferPointer($0)) }) {
+            self.storage = storage
+        } else {
+            var copy = Array(bytes)
+            self.storage = Storage(wipingAfterCopy: &copy)
+        }
     }
 
     /// Creates a container of `count` zero bytes, then lets `body` fill it in place.
@@ -86,9 +98,20 @@ extension SecretBytes {
             mutableBuffer = UnsafeMutableRawBufferPointer(rebasing: allocation[0..<count])
         }
 
-        convenience init(_ bytes: [UInt8]) {
+        @usableFromInline
+        convenience init(copying bytes: UnsafeRawBufferPointer) {
             self.init(count: bytes.count)
-            if !bytes.isEmpty { mutableBuffer.copyBytes(from: bytes) }
+            if !bytes.isEmpty { mutableBuffer.copyMemory(from: bytes) }
+        }
+
+        /// Copies `bytes`, then overwrites them with zeros.
+        @usableFromInline
+        convenience init(wipingAfterCopy bytes: inout [UInt8]) {
+            self.init(count: bytes.count)
+            bytes.withUnsafeMutableBytes { source in
+                if !source.isEmpty { mutableBuffer.copyMemory(from: UnsafeRawBufferPointer(source)) }
+                SecureWipe.wipe(source)
+            }
         }
 
         deinit {

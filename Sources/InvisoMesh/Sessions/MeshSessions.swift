@@ -165,8 +165,11 @@ public struct MeshSessions: Sendable {
         pending[peer] = nil
     }
 
+    /// ``protocolName`` parsed once: a mesh node starts a handshake with every peer it meets.
+    private static let noiseProtocol = Result { () throws(NoiseError) in try NoiseProtocol(protocolName) }
+
     private func newHandshake(_ role: NoiseRole) throws(NoiseError) -> HandshakeState {
         try HandshakeState(
-            NoiseProtocol(Self.protocolName), role: role, localStatic: identity, ephemeralGenerator: ephemeralGenerator)
+            Self.noiseProtocol.get(), role: role, localStatic: identity, ephemeralGenerator: ephemeralGenerator)
     }
 }

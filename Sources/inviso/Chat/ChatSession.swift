@@ -254,7 +254,7 @@ struct ChatLoop {
     // MARK: - Sending and commands
 
     private mutating func submit(_ line: String) async {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        let trimmed = line.trimmingSpaces()
         guard !trimmed.isEmpty else { return }
         if mode != .script, trimmed.hasPrefix("/") {
             await command(trimmed)
@@ -270,7 +270,7 @@ struct ChatLoop {
 
     private mutating func command(_ line: String) async {
         let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
-        let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+        let argument = parts.count > 1 ? parts[1].trimmingSpaces() : ""
         do {
             switch parts[0] {
             case "/verify":

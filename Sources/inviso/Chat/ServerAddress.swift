@@ -16,7 +16,7 @@ enum ServerAddress {
 
     /// Parses one address; the error repeats it (a server address is not secret).
     static func parse(_ text: String) throws(CLIError) -> ServerEndpoint {
-        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        var rest = Substring(text.trimmingSpaces())
         var useTLS = false
         if rest.lowercased().hasPrefix("https://") {
             useTLS = true
@@ -68,7 +68,7 @@ enum ServerAddress {
 /// the server accepts 1 s … 24 h.
 enum InviteLifetime {
     static func seconds(_ text: String) throws(CLIError) -> Int {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmingSpaces().lowercased()
         guard let unit = trimmed.last, let value = Int(trimmed.dropLast()), value > 0 else {
             throw CLIError("bad --expires \(text): use a number and s, m or h, e.g. 5m")
         }

@@ -15,27 +15,49 @@ enum JSONValue: Sendable {
     case bool(Bool)
     case null
 
-    /// The value as JSON text. Strings and numbers are escaped/formatted by
-    /// `JSONSerialization` (wrapped in an array, then unwrapped, so no fragment support is needed).
+    /// The value as JSON text (RFC 8259): strings escaped as `JSONSerialization` escapes them
+    /// with `.withoutEscapingSlashes`, whole doubles written as integers, the others in
+    /// Swift's shortest round-trip form; not-finite doubles are `null`.
+    ///
+    /// Written out rather than through `JSONSerialization`: on Linux its first use in a
+    /// process costs a few hundred microseconds of runtime type lookups, and the chat
+    /// commands print their first line on the way to the first message (`docs/cli.md`).
     var json: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
         case .int(let value): return String(value)
-        case .string(let value): return Self.serialize(value)
+        case .string(let value): return Self.quoted(value)
         case .double(let value):
             guard value.isFinite else { return "null" }
-            return Self.serialize(value)
+            // Whole numbers below 2^53 are exact as integers (`-0.0` too: `0`).
+            if value == value.rounded(), abs(value) < 9_007_199_254_740_992 { return String(Int64(value)) }
+            return String(value)
         }
     }
 
-    private static func serialize(_ value: Any) -> String {
-        guard let data = try? JSONSerialization.data(withJSONObject: [value], options: [.withoutEscapingSlashes]) else {
-            return "null"
+    /// `text` as a JSON string: `"` and `\\` escaped, control characters as `\n`, `\t`, `\r`,
+    /// `\b`, `\f` or `\u00XX`; everything else, `/` and non-ASCII included, as it is.
+    static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = [UInt8(ascii: "\"")]
+        bytes.reserveCapacity(text.utf8.count + 2)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x08: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
+            case 0x0C: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+            case 0x00..<0x20:
+                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+            default: bytes.append(byte)
+            }
         }
-        let text = String(decoding: data, as: UTF8.self)
-        // "[…]" → "…"
-        return String(text.dropFirst().dropLast())
+        bytes.append(UInt8(ascii: "\""))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 
