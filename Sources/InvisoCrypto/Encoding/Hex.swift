@@ -3,23 +3,29 @@
 /// except where printing them is the point (`inviso noise keygen`).
 package enum Hex {
     /// Encodes `bytes` as lower-case hex.
-    ///
-    /// Inlinable, so that each caller gets a copy for its own sequence type: a generic call
-    /// across modules makes the runtime look the sequence's iterator up by name, a scan of
-    /// every conformance record in the binary on first use.
-    @inlinable
     package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.underestimatedCount * 2)
-        for byte in bytes {
-            out.append(digit(byte >> 4))
-            out.append(digit(byte & 0x0f))
-        }
+        for byte in bytes { append(byte, to: &out) }
         return String(decoding: out, as: UTF8.self)
     }
 
-    @inlinable
-    static func digit(_ nibble: UInt8) -> UInt8 {
+    /// Encodes an array (the usual case) without the generic path: a generic call from
+    /// another module makes the runtime look the sequence's iterator up by name on first
+    /// use, a scan of every conformance record in the binary.
+    package static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes { append(byte, to: &out) }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func append(_ byte: UInt8, to out: inout [UInt8]) {
+        out.append(digit(byte >> 4))
+        out.append(digit(byte & 0x0f))
+    }
+
+    private static func digit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 

@@ -164,7 +164,11 @@ public actor ChatClient {
         // One logger for everything the session does, so an app's handler and level (a chat
         // screen logs nothing; `--json` keeps standard output for events) cover the REST
         // calls and the signaling socket too.
-        self.api = RoomAPI(transport: http ?? NIOHTTPTransport(endpoint: configuration.server), logger: logger)
+        // REST on the client's own loop, like its sockets: the answer reaches the actor
+        // without a thread switch, and a process with only clients never starts NIO's
+        // shared group (two more threads at start-up).
+        self.api = RoomAPI(
+            transport: http ?? NIOHTTPTransport(endpoint: configuration.server, group: executorLoop), logger: logger)
         self.signalingConnector = signaling
         self.logger = logger
         self.frameTap = frameTap

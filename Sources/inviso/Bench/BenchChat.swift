@@ -20,8 +20,9 @@ struct BenchChat: AsyncParsableCommand {
             the client paces for a default server (40 frames/s, bursts of 150, below its \
             per-socket limit of 50/s; at most 400 messages, ten seconds), unpaced (this server's limits are lifted), which \
             measures the engine and the relay, and over the direct TCP path once both clients \
-            moved to it (unpaced: the median of three runs); one message per send call. Use -c \
-            release; a binary built with --static-swift-stdlib starts faster (docs/cli.md).
+            moved to it (unpaced: the median of three runs); one message per send call. Run the \
+            binary scripts/install.sh builds: a plain `swift build -c release` one starts about \
+            twice as slowly (docs/cli.md).
             """)
 
     @Flag(help: "One JSON object per line.")
