@@ -1,4 +1,5 @@
 import Foundation
+import InvisoWire
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,9 +16,9 @@ enum JSONValue: Sendable {
     case bool(Bool)
     case null
 
-    /// The value as JSON text (RFC 8259): strings escaped as `JSONSerialization` escapes them
-    /// with `.withoutEscapingSlashes`, whole doubles written as integers, the others in
-    /// Swift's shortest round-trip form; not-finite doubles are `null`.
+    /// The value as JSON text (RFC 8259): strings escaped as RFC 8259 requires (``quoted(_:)``),
+    /// whole doubles written as integers, the others in Swift's shortest round-trip form;
+    /// not-finite doubles are `null`.
     ///
     /// Written out rather than through `JSONSerialization`: on Linux its first use in a
     /// process costs a few hundred microseconds of runtime type lookups, and the chat
@@ -36,28 +37,10 @@ enum JSONValue: Sendable {
         }
     }
 
-    /// `text` as a JSON string: `"` and `\\` escaped, control characters as `\n`, `\t`, `\r`,
-    /// `\b`, `\f` or `\u00XX`; everything else, `/` and non-ASCII included, as it is.
+    /// `text` as a JSON string, escaped by InvisoWire's serializer (`"`, `\\` and control
+    /// characters; `/` and non-ASCII as they are).
     static func quoted(_ text: String) -> String {
-        var bytes: [UInt8] = [UInt8(ascii: "\"")]
-        bytes.reserveCapacity(text.utf8.count + 2)
-        let hex = Array("0123456789abcdef".utf8)
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x08: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x0C: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0x00..<0x20:
-                bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-        return String(decoding: bytes, as: UTF8.self)
+        InvisoWire.JSONValue.string(text).jsonText
     }
 }
 
