@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "InvisoKit", targets: ["InvisoKit"]),
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
         .library(name: "InvisoStore", targets: ["InvisoStore"]),
+        .library(name: "InvisoOffline", targets: ["InvisoOffline"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
     dependencies: [
@@ -67,6 +68,11 @@ let package = Package(
         ),
         .target(
             name: "InvisoWire",
+            swiftSettings: upcoming
+        ),
+        .target(
+            name: "InvisoOffline",
+            dependencies: ["InvisoCrypto", "InvisoWire"],
             swiftSettings: upcoming
         ),
         .target(
@@ -209,6 +215,12 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .executableTarget(
+            name: "InvisoOfflineFuzz",
+            dependencies: ["InvisoOffline", "InvisoFuzzSupport"],
+            path: "Fuzz/InvisoOfflineFuzz",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
             name: "InvisoSignalFuzz",
             dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting", "InvisoFuzzSupport"],
             path: "Fuzz/InvisoSignalFuzz",
@@ -260,6 +272,12 @@ let package = Package(
         .testTarget(
             name: "InvisoWireTests",
             dependencies: ["InvisoWire"],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoOfflineTests",
+            dependencies: ["InvisoOffline", "InvisoCrypto"],
+            resources: [.copy("Resources")],
             swiftSettings: upcoming
         ),
         .testTarget(

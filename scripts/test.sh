@@ -26,6 +26,8 @@ trap 'rm -rf "$seeds"' EXIT
 "$bin/InvisoServerFuzz" "$seeds/server" | tail -n 1
 "$bin/InvisoKitFuzz" --write-seeds "$seeds/kit" >/dev/null
 "$bin/InvisoKitFuzz" "$seeds/kit" | tail -n 1
+"$bin/InvisoOfflineFuzz" --write-seeds "$seeds/offline" >/dev/null
+"$bin/InvisoOfflineFuzz" "$seeds/offline" | tail -n 1
 status=0
 # The REST contract: Schemathesis against a live `inviso serve` (scripts/schemathesis.sh).
 # It installs Schemathesis from PyPI into .build/, so outside CI it runs only when asked.

@@ -1,0 +1,53 @@
+internal import InvisoFuzzSupport
+internal import InvisoOffline
+
+/// What the fuzzer checks in InvisoOffline (docs/fuzzing.md, "Fuzzing the offline messages").
+enum OfflineFuzzTarget {
+    /// The input is an envelope text. Whatever it is, reading it must not crash; what reads
+    /// must write in both forms and read back as the same envelope (Android and iOS carry
+    /// the same fields), and its kind must follow from which parts it has.
+    static func run(_ bytes: [UInt8]) {
+        guard let parsed = try? OfflineEnvelope.parse(json: bytes) else { return }
+        let (envelope, form) = parsed
+        for target in OfflineEnvelope.Form.allCases {
+            let text = envelope.json(target)
+            let (again, againForm) = mustSucceed("re-reading the \(target) form") { () throws(OfflineError) in
+                try OfflineEnvelope.parse(json: Array(text.utf8))
+            }
+            invariant(again == envelope, "the \(target) form (read as \(form)) changed the envelope")
+            invariant(againForm == target, "the \(target) form read as \(againForm)")
+            invariant(again.json(target) == text, "writing the \(target) form twice gave two texts")
+        }
+        let expected: OfflineEnvelope.Kind =
+            switch (envelope.preKeyResponse != nil, envelope.ciphertext != nil) {
+            case (true, true): .rotation
+            case (true, false): .invite
+            case (false, true): .message
+            case (false, false): .notOurs
+            }
+        invariant(envelope.kind == expected, "kind \(envelope.kind) for parts that make \(expected)")
+    }
+
+    /// Envelopes of every kind in both forms, and a few near misses.
+    static func seeds() -> [[UInt8]] {
+        let device = OfflineEnvelope.Device(
+            deviceID: 1, preKey: OfflineEnvelope.PreKey(keyID: 1, publicKey: [5] + Array(1...32)), registrationID: 4242,
+            signedPreKey: OfflineEnvelope.SignedPreKey(keyID: 7, publicKey: [5] + Array(33...64), signature: Array(100..<164)))
+        let keys = OfflineEnvelope.PreKeyResponse(
+            identityKey: [5] + Array(200..<232), devices: [device], kyberPreKeyID: 9,
+            kyberPublicKey: [8] + (0..<1568).map { UInt8(truncatingIfNeeded: $0 &* 7) }, kyberSignature: Array(0..<64))
+        let classic = OfflineEnvelope.PreKeyResponse(identityKey: [5] + Array(200..<232), devices: [device])
+        let address = "3f1c0d7e-8a2b-4c5d-9e6f-0a1b2c3d4e5f"
+        let envelopes = [
+            OfflineEnvelope(ciphertext: nil, ciphertextType: 0, deviceID: 1, preKeyResponse: keys, address: address, timestamp: 1),
+            OfflineEnvelope(ciphertext: nil, ciphertextType: 0, deviceID: 1, preKeyResponse: classic, address: address, timestamp: 2),
+            OfflineEnvelope(ciphertext: Array(0..<50), ciphertextType: 3, deviceID: 1, preKeyResponse: nil, address: address, timestamp: 3),
+            OfflineEnvelope(ciphertext: Array(0..<7), ciphertextType: 2, deviceID: 1, preKeyResponse: keys, address: address, timestamp: 4),
+        ]
+        var seeds = envelopes.flatMap { envelope in OfflineEnvelope.Form.allCases.map { Array(envelope.json($0).utf8) } }
+        for text in ["[]", "{}", "[null,0,1,null,\"x\",1]", "[\"AAE=\",2,1,[[],{\"publicKey\":\"BQ\"}]]", "{\"ciphertextMessage\":\"AAEC\"}"] {
+            seeds.append(Array(text.utf8))
+        }
+        return seeds
+    }
+}

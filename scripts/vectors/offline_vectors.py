@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Generates Tests/InvisoOfflineTests/Resources/offline-vectors.json: SecureChats/KryptEY
+envelopes built from the format description (../shared/docs/SECURECHATS.md) with Python's
+json and base64 modules, independently of the Swift code, so the Swift writer can be
+checked byte for byte and the reader against the same texts.
+
+    python3 scripts/vectors/offline_vectors.py > Tests/InvisoOfflineTests/Resources/offline-vectors.json
+
+The tests read only the JSON; they never run Python. Byte fields are made-up patterns, not
+real keys: the envelope codec does not interpret them.
+
+Each vector: "name", "form" (android | ios), "kind", "json" (the exact text an app writes),
+and "fields" (the envelope's values, byte fields in hex).
+"""
+import base64
+import json
+import sys
+
+
+def pad(data):
+    return base64.b64encode(data).decode()
+
+
+def unpad(data):
+    return pad(data).rstrip("=")
+
+
+IDENTITY = bytes([5] + list(range(1, 33)))
+SIGNED = bytes([5] + list(range(33, 65)))
+SIGNATURE = bytes(range(100, 164))
+ONE_TIME = bytes([5] + list(range(200, 232)))
+KYBER = bytes([8]) + bytes((i * 7) & 0xFF for i in range(1568))
+KYBER_SIGNATURE = bytes(255 - i for i in range(64))
+# 50 bytes: the base64 needs padding ("=="), and contains "+" and "/".
+CIPHERTEXT = bytes(range(0, 50))
+CIPHERTEXT_2 = bytes((i * 37 + 11) & 0xFF for i in range(301))
+ANDROID_ADDRESS = "3f1c0d7e-8a2b-4c5d-9e6f-0a1b2c3d4e5f"
+IOS_ADDRESS = "8D4E2C1A-5B6F-4E7D-8C9B-0A1F2E3D4C5B"
+
+
+def fields(ciphertext, ciphertext_type, device, response, address, timestamp):
+    return {
+        "ciphertext": ciphertext.hex() if ciphertext is not None else None,
+        "ciphertextType": ciphertext_type,
+        "deviceId": device,
+        "preKeyResponse": response,
+        "address": address,
+        "timestamp": timestamp,
+    }
+
+
+def response_fields(kyber):
+    return {
+        "identityKey": IDENTITY.hex(),
+        "devices": [{
+            "deviceId": 1, "registrationId": 4242,
+            "preKey": {"keyId": 1, "publicKey": ONE_TIME.hex()},
+            "signedPreKey": {"keyId": 7, "publicKey": SIGNED.hex(), "signature": SIGNATURE.hex()},
+        }],
+        "kyberPreKeyId": 9 if kyber else None,
+        "kyberPubKey": KYBER.hex() if kyber else None,
+        "kyberSignature": KYBER_SIGNATURE.hex() if kyber else None,
+    }
+
+
+def android_response(kyber):
+    device = [1, [1, unpad(ONE_TIME)], 4242, [7, unpad(SIGNED), unpad(SIGNATURE)]]
+    return [[device], {"publicKey": unpad(IDENTITY)},
+            9 if kyber else None, pad(KYBER) if kyber else None, pad(KYBER_SIGNATURE) if kyber else None]
+
+
+def ios_response(kyber):
+    device = {
+        "deviceId": 1, "registrationId": 4242,
+        "signedPreKey": {"keyId": 7, "publicKey": pad(SIGNED), "signature": pad(SIGNATURE)},
+        "preKey": {"keyId": 1, "publicKey": pad(ONE_TIME)},
+    }
+    response = {"identityKey": pad(IDENTITY), "devices": [device]}
+    if kyber:
+        response.update({"kyberPubKey": pad(KYBER), "kyberPreKeyId": 9, "kyberSignature": pad(KYBER_SIGNATURE)})
+    return response
+
+
+def android(ciphertext, ciphertext_type, response, timestamp):
+    return json.dumps(
+        [pad(ciphertext) if ciphertext is not None else None, ciphertext_type, 1, response, ANDROID_ADDRESS, timestamp],
+        separators=(",", ":"))
+
+
+def ios(ciphertext, ciphertext_type, response, timestamp):
+    value = {}
+    if response is not None:
+        value["preKeyResponse"] = response
+    if ciphertext is not None:
+        value["ciphertextMessage"] = pad(ciphertext)
+    value.update({"ciphertextType": ciphertext_type, "timestamp": timestamp,
+                  "signalProtocolAddressName": IOS_ADDRESS, "deviceId": 1})
+    # Apple's JSONEncoder escapes "/" (Python's json does not).
+    return json.dumps(value, separators=(",", ":")).replace("/", "\\/")
+
+
+def vectors():
+    out = []
+    for kyber, label in ((True, "PQXDH"), (False, "X3DH")):
+        out.append({"name": f"android invite ({label})", "form": "android", "kind": "invite",
+                    "json": android(None, 0, android_response(kyber), 1795743453000),
+                    "fields": fields(None, 0, 1, response_fields(kyber), ANDROID_ADDRESS, 1795743453000)})
+        out.append({"name": f"ios invite ({label})", "form": "ios", "kind": "invite",
+                    "json": ios(None, 0, ios_response(kyber), 1795743453000),
+                    "fields": fields(None, 0, 1, response_fields(kyber), IOS_ADDRESS, 1795743453000)})
+    out.append({"name": "android pre-key message", "form": "android", "kind": "message",
+                "json": android(CIPHERTEXT, 3, None, 1795743453001),
+                "fields": fields(CIPHERTEXT, 3, 1, None, ANDROID_ADDRESS, 1795743453001)})
+    out.append({"name": "android message", "form": "android", "kind": "message",
+                "json": android(CIPHERTEXT_2, 2, None, 1795743453002),
+                "fields": fields(CIPHERTEXT_2, 2, 1, None, ANDROID_ADDRESS, 1795743453002)})
+    out.append({"name": "android rotation", "form": "android", "kind": "rotation",
+                "json": android(CIPHERTEXT_2, 2, android_response(True), 1795743453003),
+                "fields": fields(CIPHERTEXT_2, 2, 1, response_fields(True), ANDROID_ADDRESS, 1795743453003)})
+    out.append({"name": "ios message", "form": "ios", "kind": "message",
+                "json": ios(CIPHERTEXT, 2, None, 1795743453004),
+                "fields": fields(CIPHERTEXT, 2, 1, None, IOS_ADDRESS, 1795743453004)})
+    out.append({"name": "ios rotation", "form": "ios", "kind": "rotation",
+                "json": ios(CIPHERTEXT_2, 2, ios_response(True), 1795743453005),
+                "fields": fields(CIPHERTEXT_2, 2, 1, response_fields(True), IOS_ADDRESS, 1795743453005)})
+    return out
+
+
+if __name__ == "__main__":
+    json.dump({"generator": "scripts/vectors/offline_vectors.py", "vectors": vectors()}, sys.stdout, indent=1)
+    sys.stdout.write("\n")
