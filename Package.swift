@@ -70,9 +70,14 @@ let package = Package(
             name: "InvisoWire",
             swiftSettings: upcoming
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "InvisoOffline",
-            dependencies: ["InvisoCrypto", "InvisoWire"],
+            dependencies: ["InvisoCrypto", "InvisoWire", "CZlib"],
             swiftSettings: upcoming
         ),
         .target(

@@ -6,7 +6,7 @@ public struct OfflineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
-            case malformedEnvelope, tooLarge
+            case malformedEnvelope, tooLarge, notCompressed
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -16,12 +16,15 @@ public struct OfflineError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedEnvelope = Code(.malformedEnvelope)
         /// The input is larger than any envelope can be.
         public static let tooLarge = Code(.tooLarge)
+        /// Data that should be a raw DEFLATE stream is not one.
+        public static let notCompressed = Code(.notCompressed)
 
         /// The code's name.
         public var description: String {
             switch base {
             case .malformedEnvelope: "malformedEnvelope"
             case .tooLarge: "tooLarge"
+            case .notCompressed: "notCompressed"
             }
         }
     }
