@@ -7,6 +7,7 @@ enum OfflineFuzzTarget {
     /// must write in both forms and read back as the same envelope (Android and iOS carry
     /// the same fields), and its kind must follow from which parts it has.
     static func run(_ bytes: [UInt8]) {
+        inflate(bytes)
         guard let parsed = try? OfflineEnvelope.parse(json: bytes) else { return }
         let (envelope, form) = parsed
         for target in OfflineEnvelope.Form.allCases {
@@ -28,7 +29,18 @@ enum OfflineFuzzTarget {
         invariant(envelope.kind == expected, "kind \(envelope.kind) for parts that make \(expected)")
     }
 
-    /// Envelopes of every kind in both forms, and a few near misses.
+    /// The same bytes as a raw DEFLATE stream: no crash; what inflates stays within the
+    /// limit and survives deflating and inflating again.
+    static func inflate(_ bytes: [UInt8]) {
+        guard let plain = try? RawDeflate.inflate(bytes) else { return }
+        invariant(plain.count <= RawDeflate.maxInflatedByteCount, "inflated past the limit")
+        let again = mustSucceed("re-inflating our own deflate") { () throws(OfflineError) in
+            try RawDeflate.inflate(RawDeflate.deflate(plain, level: 9))
+        }
+        invariant(again == plain, "deflate and inflate changed the payload")
+    }
+
+    /// Envelopes of every kind in both forms, a few near misses, and compressed envelopes.
     static func seeds() -> [[UInt8]] {
         let device = OfflineEnvelope.Device(
             deviceID: 1, preKey: OfflineEnvelope.PreKey(keyID: 1, publicKey: [5] + Array(1...32)), registrationID: 4242,
@@ -48,6 +60,7 @@ enum OfflineFuzzTarget {
         for text in ["[]", "{}", "[null,0,1,null,\"x\",1]", "[\"AAE=\",2,1,[[],{\"publicKey\":\"BQ\"}]]", "{\"ciphertextMessage\":\"AAEC\"}"] {
             seeds.append(Array(text.utf8))
         }
+        seeds += envelopes.map { RawDeflate.deflate(Array($0.androidJSON().utf8), level: 9) }
         return seeds
     }
 }

@@ -4,14 +4,14 @@ import CZlib
 /// as SecureChats compresses a Fairy Tale payload: Android with Java's `Deflater(9, true)`,
 /// which is zlib with window bits −15 and memory level 8, so the same zlib settings give the
 /// same bytes; iOS with Apple's `COMPRESSION_ZLIB`, raw DEFLATE at level 5.
-enum RawDeflate {
+package enum RawDeflate {
     /// The most a payload may inflate to: a 10,000-byte message in a rotation envelope is
     /// about 20 KB of JSON. Anything larger is refused, not allocated (a small paste could
     /// otherwise expand a thousandfold).
-    static let maxInflatedByteCount = 256 * 1024
+    package static let maxInflatedByteCount = 256 * 1024
 
     /// `bytes` compressed at `level` (0…9).
-    static func deflate(_ bytes: [UInt8], level: Int32) -> [UInt8] {
+    package static func deflate(_ bytes: [UInt8], level: Int32) -> [UInt8] {
         var stream = z_stream()
         let status = deflateInit2_(
             &stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -38,7 +38,7 @@ enum RawDeflate {
     /// - Throws: ``OfflineError/Code/tooLarge`` past ``maxInflatedByteCount``,
     ///   ``OfflineError/Code/notCompressed`` for data that is not one complete DEFLATE stream
     ///   (or has bytes after it).
-    static func inflate(_ bytes: [UInt8]) throws(OfflineError) -> [UInt8] {
+    package static func inflate(_ bytes: [UInt8]) throws(OfflineError) -> [UInt8] {
         var stream = z_stream()
         guard inflateInit2_(&stream, -15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw OfflineError(.notCompressed, "inflate init")
