@@ -58,8 +58,9 @@ package enum RawDeflate {
                     status = CZlib.inflate(&stream, Z_NO_FLUSH)
                     output += target[..<(target.count - Int(stream.avail_out))]
                 }
-                // No progress possible: the input ended before the stream did.
-                if status == Z_BUF_ERROR || (status == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) { break }
+                // No progress possible: the input ended before the stream did. (Any status
+                // other than Z_OK, Z_BUF_ERROR included, ends the loop by its condition.)
+                if status == Z_OK, stream.avail_in == 0, stream.avail_out != 0 { break }
             }
         }
         guard output.count <= maxInflatedByteCount else { throw OfflineError(.tooLarge, "inflated payload") }
