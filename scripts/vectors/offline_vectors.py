@@ -15,6 +15,16 @@ and "fields" (the envelope's values, byte fields in hex).
 "deflate": each vector's JSON compressed as the apps compress a Fairy Tale payload, with
 Python's zlib binding: raw DEFLATE (window bits -15, memory level 8, default strategy) at
 level 9 (Android, Java's Deflater(9, true)) and level 5 (iOS, COMPRESSION_ZLIB), in hex.
+
+"encodings": each envelope as text in its own form, the way the format description builds
+it: "raw" (the JSON), "base64" (standard, padded, over the JSON) and "fairytale" (the cover
+sentence below, then the compressed payload as invisible characters, high nibble first).
+Fairy Tale in the Android form: every quoted key abbreviated by Android's list, raw DEFLATE
+level 9; when that stream's first byte is 0x00 or >= 0x80 (Android's BigInteger decoder
+loses such a byte), the stream is made again behind an empty fixed-Huffman block (zlib's
+Z_PARTIAL_FLUSH before any input: first byte 0x02). In the iOS form: the iOS list, level 5,
+the iOS table. "firstByte" is the level-9 stream's first byte, so both Android cases are
+known to be covered.
 """
 import base64
 import json
@@ -142,8 +152,57 @@ def deflate_vectors(envelopes):
             for vector in envelopes for level in (9, 5)]
 
 
+COVER = "Once upon a time there was a test vector."
+
+ANDROID_TABLE = [0x200C, 0x200D, 0x2060, 0x2062, 0x200B, 0x200E, 0x200F, 0x2064,
+                 0x206A, 0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF, 0x061C]
+IOS_TABLE = [0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x206A,
+             0x206B, 0x206C, 0x206D, 0x206E, 0x206F, 0xFEFF, 0x200B, 0x061C]
+ANDROID_KEYS = [("preKeyResponse", "pR"), ("identityKey", "i"), ("publicKey", "pK"), ("devices", "d"),
+                ("deviceId", "dI"), ("registrationId", "rI"), ("signedPreKey", "sK"), ("keyId", "k"),
+                ("signature", "s"), ("preKey", "prK"), ("ciphertextMessage", "c"), ("ciphertextType", "cT"),
+                ("timestamp", "t"), ("signalProtocolAddressName", "a")]
+IOS_KEYS = [("preKeyResponse", "pR"), ("ciphertextMessage", "cM"), ("ciphertextType", "cT"), ("timestamp", "ts"),
+            ("signalProtocolAddressName", "a"), ("deviceId", "d"), ("identityKey", "iK"), ("devices", "dv"),
+            ("kyberPubKey", "kP"), ("kyberPreKeyId", "kI"), ("kyberSignature", "kS"), ("signedPreKey", "sP"),
+            ("preKey", "pK"), ("keyId", "kd"), ("publicKey", "pk"), ("signature", "sg"), ("registrationId", "rI")]
+
+
+def fairy_tale(text, form):
+    data = text
+    if form == "android":
+        data = data.replace(" ", "").replace("\n", "")
+    for key, short in (ANDROID_KEYS if form == "android" else IOS_KEYS):
+        data = data.replace('"%s"' % key, '"%s"' % short)
+    data = data.encode()
+    if form == "android":
+        payload = raw_deflate(data, 9)
+        first = payload[0]
+        if not 0x01 <= first <= 0x7F:
+            compressor = zlib.compressobj(9, zlib.DEFLATED, -15, 8, zlib.Z_DEFAULT_STRATEGY)
+            payload = compressor.flush(zlib.Z_PARTIAL_FLUSH) + compressor.compress(data) + compressor.flush()
+        table = ANDROID_TABLE
+    else:
+        payload = raw_deflate(data, 5)
+        first = raw_deflate(data, 9)[0]
+        table = IOS_TABLE
+    hidden = "".join(chr(table[b >> 4]) + chr(table[b & 15]) for b in payload)
+    return COVER + hidden, payload, first
+
+
+def encoding_vectors(envelopes):
+    out = []
+    for vector in envelopes:
+        text, payload, first = fairy_tale(vector["json"], vector["form"])
+        out.append({"name": vector["name"], "form": vector["form"], "cover": COVER,
+                    "raw": vector["json"], "base64": base64.b64encode(vector["json"].encode()).decode(),
+                    "fairytale": text, "payload": payload.hex(), "firstByte": first})
+    return out
+
+
 if __name__ == "__main__":
     envelopes = vectors()
     json.dump({"generator": "scripts/vectors/offline_vectors.py", "zlib": zlib.ZLIB_RUNTIME_VERSION,
-               "vectors": envelopes, "deflate": deflate_vectors(envelopes)}, sys.stdout, indent=1)
+               "vectors": envelopes, "deflate": deflate_vectors(envelopes),
+               "encodings": encoding_vectors(envelopes)}, sys.stdout, indent=1, ensure_ascii=True)
     sys.stdout.write("\n")

@@ -11,7 +11,12 @@ package enum RawDeflate {
     package static let maxInflatedByteCount = 256 * 1024
 
     /// `bytes` compressed at `level` (0…9).
-    package static func deflate(_ bytes: [UInt8], level: Int32) -> [UInt8] {
+    ///
+    /// - Parameter leadingEmptyBlock: Start the stream with an empty fixed-Huffman block
+    ///   (zlib's `Z_PARTIAL_FLUSH` before any input: 10 bits, so the first byte is `0x02`).
+    ///   Android's Fairy Tale decoder loses a first byte of `0x00` or ≥ `0x80` (see
+    ///   ``FairyTale``); any inflater reads the stream as before.
+    package static func deflate(_ bytes: [UInt8], level: Int32, leadingEmptyBlock: Bool = false) -> [UInt8] {
         var stream = z_stream()
         let status = deflateInit2_(
             &stream, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -21,10 +26,14 @@ package enum RawDeflate {
         var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(bytes.count))) + 16)
         let result = input.withUnsafeMutableBufferPointer { source in
             output.withUnsafeMutableBufferPointer { target in
-                stream.next_in = source.baseAddress
-                stream.avail_in = UInt32(source.count)
                 stream.next_out = target.baseAddress
                 stream.avail_out = UInt32(target.count)
+                if leadingEmptyBlock {
+                    let flushed = CZlib.deflate(&stream, Z_PARTIAL_FLUSH)
+                    precondition(flushed == Z_OK, "zlib refused a partial flush at the start")
+                }
+                stream.next_in = source.baseAddress
+                stream.avail_in = UInt32(source.count)
                 return CZlib.deflate(&stream, Z_FINISH)
             }
         }
