@@ -77,7 +77,11 @@ let package = Package(
         ),
         .target(
             name: "InvisoOffline",
-            dependencies: ["InvisoCrypto", "InvisoWire", "CZlib"],
+            dependencies: [
+                "InvisoCrypto", "InvisoWire", "InvisoSignal", "InvisoStore", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
         .target(

@@ -6,7 +6,10 @@ public struct OfflineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: Sendable, Hashable {
-            case malformedEnvelope, tooLarge, notCompressed, noMessage, hiddenTextStripped, hiddenTextDamaged, noAccount, accountExists, notAnEnvelope, ownMessage, unknownSender, identityChanged, alreadyRead, notForUs, invalidKeys, contactNotFound, contactExists, messageTooLong, wrongPassphrase, notABackup, storage
+            case malformedEnvelope, tooLarge, notCompressed, noMessage, hiddenTextStripped, hiddenTextDamaged
+            case noAccount, accountExists, notAnEnvelope, ownMessage, unknownSender, nameNeeded, identityChanged
+            case alreadyRead, notForUs, invalidKeys, noSession, contactNotFound, contactExists, messageTooLong
+            case wrongPassphrase, notABackup, storage
         }
         private let base: Base
         private init(_ base: Base) { self.base = base }
@@ -52,6 +55,10 @@ public struct OfflineError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let wrongPassphrase = Code(.wrongPassphrase)
         /// A file is not an offline backup of a version we read.
         public static let notABackup = Code(.notABackup)
+        /// A new contact needs a name and none was given.
+        public static let nameNeeded = Code(.nameNeeded)
+        /// A contact without a session to send on.
+        public static let noSession = Code(.noSession)
         /// The encrypted store failed (the context names the operation).
         public static let storage = Code(.storage)
 
@@ -78,6 +85,8 @@ public struct OfflineError: Error, Sendable, Hashable, CustomStringConvertible {
             case .messageTooLong: "messageTooLong"
             case .wrongPassphrase: "wrongPassphrase"
             case .notABackup: "notABackup"
+            case .nameNeeded: "nameNeeded"
+            case .noSession: "noSession"
             case .storage: "storage"
             }
         }
@@ -105,6 +114,8 @@ public struct OfflineError: Error, Sendable, Hashable, CustomStringConvertible {
             case .messageTooLong: "the message is longer than 10,000 bytes, the most SecureChats reads"
             case .wrongPassphrase: "wrong passphrase, or the backup file was changed"
             case .notABackup: "that file is not an Inviso offline backup"
+            case .nameNeeded: "this is someone new: open it again with --as NAME to add them to your contacts"
+            case .noSession: "there is no session with this contact: open an invite or a message from them first"
             case .storage: "the local store failed"
             }
         }

@@ -1,0 +1,168 @@
+public import InvisoSignal
+
+/// The offline messenger's state and rules: the account, the contacts with their Signal
+/// sessions, and what opening or sealing a text does to them. A value, with no I/O: the
+/// caller loads it, runs one operation, and stores it (``OfflineStore`` does both).
+///
+/// ```
+///            invite()                      open(invite, as:)
+///  account ───────────► PreKeyResponse ───────────────────────► contact + session (Alice)
+///
+///  open(envelope):  notOurs ──► refused            claims our address ──► refused
+///                   invite  ──► add / refresh contact (identity changed ──► refused, pending)
+///                   message ──► contact by (address, device) ──► decrypt ──► history
+///                               unknown + pre-key message + a name ──► new contact first
+///                   rotation ─► contact ──► process their new bundle ──► decrypt ──► history
+///
+///  seal(text, to:): encrypt ──► message, or rotation when our keys are newer than theirs
+/// ```
+///
+/// Every operation either succeeds or leaves the book exactly as it was — with one
+/// deliberate exception: a changed identity key is remembered as the contact's
+/// ``OfflineContact/pendingIdentityKey`` so that ``trust(_:)`` can accept it. Time is
+/// passed in; randomness comes from the caller's generator.
+public struct OfflineBook: Sendable {
+    /// The most plaintext a message may carry: SecureChats caps it at 10,000 bytes.
+    public static let maxPlaintextByteCount = 10_000
+    /// Fingerprint iterations, as SecureChats computes safety numbers.
+    public static let fingerprintIterations = 5200
+
+    /// The account.
+    public internal(set) var account: OfflineAccount
+    /// The contacts, in the order they were added.
+    public internal(set) var contacts: [OfflineContact]
+
+    /// A book from its parts (read back from storage).
+    public init(account: OfflineAccount, contacts: [OfflineContact]) {
+        self.account = account
+        self.contacts = contacts
+    }
+
+    /// A new book with a new account and no contacts.
+    ///
+    /// - Throws: ``OfflineError/Code/storage`` if key generation fails.
+    public static func create(now: Int64, using generator: inout some RandomNumberGenerator) throws(OfflineError) -> OfflineBook {
+        OfflineBook(account: try OfflineAccount.create(now: now, using: &generator), contacts: [])
+    }
+
+    /// The contact called `name` (names compare case-insensitively).
+    public func contact(named name: String) -> OfflineContact? {
+        contacts.first { $0.name.lowercased() == name.lowercased() }
+    }
+
+    /// The index of the contact at `address` and `deviceID` (addresses compare
+    /// case-insensitively: the apps write UUIDs in either case).
+    func contactIndex(address: String, deviceID: UInt32) -> Int? {
+        let address = address.lowercased()
+        return contacts.firstIndex { $0.address.lowercased() == address && $0.deviceID == deviceID }
+    }
+
+    func contactIndex(named name: String) throws(OfflineError) -> Int {
+        let name = name.lowercased()
+        guard let index = contacts.firstIndex(where: { $0.name.lowercased() == name }) else {
+            throw OfflineError(.contactNotFound, "contact")
+        }
+        return index
+    }
+
+    /// Rotates the account's pre-keys when they are due (see ``OfflineAccount/rotate(now:using:)``).
+    ///
+    /// - Returns: Whether anything changed.
+    @discardableResult
+    public mutating func rotate(now: Int64, using generator: inout some RandomNumberGenerator) throws(OfflineError) -> Bool {
+        try account.rotate(now: now, using: &generator)
+    }
+
+    // MARK: - Invite
+
+    /// An invite: our current keys, no ciphertext.
+    public mutating func invite(now: Int64, using generator: inout some RandomNumberGenerator) throws(OfflineError) -> OfflineEnvelope {
+        try account.rotate(now: now, using: &generator)
+        return OfflineEnvelope(
+            ciphertext: nil, ciphertextType: OfflineEnvelope.CiphertextType.none, deviceID: Int(OfflineAccount.deviceID),
+            preKeyResponse: account.preKeyResponse(), address: account.address, timestamp: now)
+    }
+
+    // MARK: - Contacts
+
+    /// Renames a contact.
+    ///
+    /// - Throws: ``OfflineError/Code/contactNotFound``; ``OfflineError/Code/contactExists``
+    ///   when another contact has the new name.
+    public mutating func rename(_ name: String, to newName: String) throws(OfflineError) {
+        let index = try contactIndex(named: name)
+        let taken = contacts.indices.contains { $0 != index && contacts[$0].name.lowercased() == newName.lowercased() }
+        guard !taken else { throw OfflineError(.contactExists, "rename") }
+        contacts[index].name = try Self.validName(newName)
+    }
+
+    /// Deletes a contact and its session. (Its history is the store's to delete.)
+    ///
+    /// - Returns: The deleted contact.
+    @discardableResult
+    public mutating func delete(_ name: String) throws(OfflineError) -> OfflineContact {
+        contacts.remove(at: try contactIndex(named: name))
+    }
+
+    /// Marks a contact verified (the user compared safety numbers).
+    public mutating func verify(_ name: String) throws(OfflineError) {
+        contacts[try contactIndex(named: name)].verified = true
+    }
+
+    /// Accepts a contact's new identity key (the one refused last), which ends the old
+    /// session; the contact is no longer verified.
+    ///
+    /// - Returns: Whether there was a new key to accept.
+    @discardableResult
+    public mutating func trust(_ name: String) throws(OfflineError) -> Bool {
+        let index = try contactIndex(named: name)
+        guard let pending = contacts[index].pendingIdentityKey else { return false }
+        contacts[index].identityKey = pending
+        contacts[index].pendingIdentityKey = nil
+        contacts[index].verified = false
+        contacts[index].session.archiveCurrentState()
+        return true
+    }
+
+    /// Sets how long messages with a contact are kept (`nil`: for ever).
+    public mutating func setLifetime(_ lifetime: Int64?, for name: String) throws(OfflineError) {
+        if let lifetime, lifetime <= 0 { throw OfflineError(.storage, "lifetime must be positive") }
+        contacts[try contactIndex(named: name)].lifetime = lifetime
+    }
+
+    /// The safety number with a contact as SecureChats shows it: libsignal's numeric
+    /// fingerprint, version 2, 5200 iterations, the two address strings (UTF-8) as stable
+    /// ids — 60 digits, the same on both sides.
+    public func safetyNumber(for name: String) throws(OfflineError) -> Fingerprint {
+        let contact = contacts[try contactIndex(named: name)]
+        do {
+            return try Fingerprint(
+                version: 2, iterations: Self.fingerprintIterations, localStableID: Array(account.address.utf8),
+                localIdentity: account.identity.identityKey, remoteStableID: Array(contact.address.utf8),
+                remoteIdentity: contact.identityKey)
+        } catch {
+            throw OfflineError(.storage, "fingerprint")
+        }
+    }
+
+    /// `name` trimmed, when it is usable as a contact name (1…64 characters, no control
+    /// characters).
+    static func validName(_ name: String) throws(OfflineError) -> String {
+        let trimmed = String(name.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " })
+        let scalars = trimmed.unicodeScalars
+        guard !trimmed.isEmpty, trimmed.count <= 64,
+            !scalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }),
+            trimmed.first != " ", trimmed.last != " "
+        else {
+            throw OfflineError(.nameNeeded, "a name of 1 to 64 characters without control characters")
+        }
+        return trimmed
+    }
+}
+
+// MARK: - CustomStringConvertible
+
+extension OfflineBook: CustomStringConvertible {
+    /// The account's address and the number of contacts; never a key.
+    public var description: String { "OfflineBook(\(account.address), \(contacts.count) contacts)" }
+}
