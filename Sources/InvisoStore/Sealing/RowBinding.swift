@@ -46,6 +46,14 @@ extension RowBinding {
         RowBinding(table: "secrets", key: [session, kind])
     }
 
+    static let offlineAccount = RowBinding(table: "offline_account", key: ["1"])
+
+    static func offlineContact(_ id: String) -> RowBinding { RowBinding(table: "offline_contacts", key: [id]) }
+
+    static func offlineMessage(_ id: String, contact: String) -> RowBinding {
+        RowBinding(table: "offline_messages", key: [contact, id])
+    }
+
     static func wrappedKey(kdf: String) -> RowBinding {
         RowBinding(table: "keyring", column: "wrapped_key", key: ["1", kdf])
     }

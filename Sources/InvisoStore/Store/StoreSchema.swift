@@ -50,6 +50,33 @@ enum StoreSchema {
                     """
             )
         }
+        migrator.registerMigration("v2-offline") { db in
+            // `inviso offline` (InvisoOffline): the account, contacts with their sessions, and
+            // history. Only ids and times are plaintext.
+            try db.execute(
+                sql: """
+                    CREATE TABLE offline_account (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        sealed BLOB NOT NULL
+                    );
+                    CREATE TABLE offline_contacts (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        sealed BLOB NOT NULL
+                    );
+                    CREATE TABLE offline_messages (
+                        contact_id TEXT NOT NULL REFERENCES offline_contacts(id) ON DELETE CASCADE,
+                        id TEXT NOT NULL,
+                        stored_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        sealed BLOB NOT NULL,
+                        PRIMARY KEY (contact_id, id)
+                    );
+                    CREATE INDEX offline_messages_by_contact ON offline_messages (contact_id, stored_at);
+                    CREATE INDEX offline_messages_by_expiry ON offline_messages (expires_at);
+                    """
+            )
+        }
         return migrator
     }
 }
