@@ -175,6 +175,7 @@ let package = Package(
                 "InvisoTime",
                 "InvisoKit",
                 "InvisoStore",
+                "InvisoOffline",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -28,6 +28,8 @@ public struct OfflineAccount: Sendable {
     public let registrationID: UInt32
     /// The Signal address name: a lower-case UUID, as the Android apps write it.
     public let address: String
+    /// The name the user gave themselves (shown with invites), if any.
+    public internal(set) var name: String?
     /// The pre-key generations, oldest first; the last is current.
     public private(set) var generations: [PreKeyGeneration]
     /// How many invites were written (they alternate between the two one-time pre-keys).
@@ -47,12 +49,13 @@ public struct OfflineAccount: Sendable {
 
     /// An account from its parts (read back from storage).
     package init(
-        identity: IdentityKeyPair, registrationID: UInt32, address: String, generations: [PreKeyGeneration],
-        invitesWritten: UInt32
+        identity: IdentityKeyPair, registrationID: UInt32, address: String, name: String? = nil,
+        generations: [PreKeyGeneration], invitesWritten: UInt32
     ) {
         self.identity = identity
         self.registrationID = registrationID
         self.address = address
+        self.name = name
         self.generations = generations
         self.invitesWritten = invitesWritten
     }

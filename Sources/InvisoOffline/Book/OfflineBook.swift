@@ -85,6 +85,13 @@ public struct OfflineBook: Sendable {
 
     // MARK: - Contacts
 
+    /// Sets the name the user gives themselves (`nil` clears it).
+    ///
+    /// - Throws: ``OfflineError/Code/nameNeeded`` for an unusable name.
+    public mutating func setOwnName(_ name: String?) throws(OfflineError) {
+        account.name = try name.map { name throws(OfflineError) in try Self.validName(name) }
+    }
+
     /// Renames a contact.
     ///
     /// - Throws: ``OfflineError/Code/contactNotFound``; ``OfflineError/Code/contactExists``

@@ -25,6 +25,7 @@ struct AccountRecord: Codable {
     var identityPrivateKey: Data
     var registrationID: UInt32
     var address: String
+    var name: String?
     var invitesWritten: UInt32
     var generations: [Generation]
 
@@ -32,6 +33,7 @@ struct AccountRecord: Codable {
         identityPrivateKey = Data(secret: account.identity.privateKey.rawRepresentation)
         registrationID = account.registrationID
         address = account.address
+        name = account.name
         invitesWritten = account.invitesWritten
         generations = account.generations.map { generation in
             Generation(
@@ -69,7 +71,7 @@ struct AccountRecord: Codable {
             }
             guard !generations.isEmpty else { throw corrupt }
             return OfflineAccount(
-                identity: identity, registrationID: registrationID, address: address, generations: generations,
+                identity: identity, registrationID: registrationID, address: address, name: name, generations: generations,
                 invitesWritten: invitesWritten)
         } catch {
             throw corrupt
