@@ -226,7 +226,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "InvisoOfflineFuzz",
-            dependencies: ["InvisoOffline", "InvisoFuzzSupport"],
+            dependencies: ["InvisoOffline", "InvisoSignal", "InvisoCrypto", "InvisoTesting", "InvisoFuzzSupport"],
             path: "Fuzz/InvisoOfflineFuzz",
             swiftSettings: upcoming
         ),
@@ -286,7 +286,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InvisoOfflineTests",
-            dependencies: ["InvisoOffline", "InvisoCrypto"],
+            dependencies: ["InvisoOffline", "InvisoCrypto", "InvisoSignal", "InvisoStore", "InvisoTesting"],
             resources: [.copy("Resources")],
             swiftSettings: upcoming
         ),

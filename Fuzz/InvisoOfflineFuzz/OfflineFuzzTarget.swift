@@ -3,12 +3,14 @@ internal import InvisoOffline
 
 /// What the fuzzer checks in InvisoOffline (docs/fuzzing.md, "Fuzzing the offline messages").
 enum OfflineFuzzTarget {
-    /// The input is an envelope text. Whatever it is, reading it must not crash; what reads
+    /// The input is an envelope text, a DEFLATE stream, and a paste for ``OpenFuzzTarget``.
+    /// Whatever it is, reading it must not crash; what reads
     /// must write in both forms and read back as the same envelope (Android and iOS carry
     /// the same fields). (The kind is a switch over the parts present, covered by the
     /// tests; restating it here would check the switch against itself.)
     static func run(_ bytes: [UInt8]) {
         inflate(bytes)
+        OpenFuzzTarget.run(bytes)
         guard let parsed = try? OfflineEnvelope.parse(json: bytes) else { return }
         let (envelope, form) = parsed
         for target in OfflineEnvelope.Form.allCases {
@@ -54,6 +56,9 @@ enum OfflineFuzzTarget {
             seeds.append(Array(text.utf8))
         }
         seeds += envelopes.map { RawDeflate.deflate(Array($0.androidJSON().utf8), level: 9) }
+        seeds += OpenFuzzTarget.seeds
+        // Pastes as apps mangle them (they read, but cannot be opened in another process).
+        seeds += OpenFuzzTarget.world.texts.suffix(4).map { Array(("> " + $0 + "\nthanks").utf8) }
         return seeds
     }
 }

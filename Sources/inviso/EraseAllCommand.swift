@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import InvisoOffline
 import InvisoStore
 
 /// `inviso erase-all`: deletes everything Inviso keeps in a data directory, keys included.
@@ -8,8 +9,8 @@ struct EraseAllCommand: ParsableCommand {
         commandName: "erase-all",
         abstract: "Delete every session, message and key Inviso keeps in the data directory.",
         discussion: """
-            Removes the encrypted store (database and its key file) and the mesh node's \
-            identity, outbox and key. It needs no passphrase. Without --yes it lists what it \
+            Removes the encrypted store (database and its key file), the offline account's \
+            store (offline/) and the mesh node's identity, outbox and key. It needs no passphrase. Without --yes it lists what it \
             would delete and changes nothing.
             """
     )
@@ -23,9 +24,12 @@ struct EraseAllCommand: ParsableCommand {
     func run() throws {
         let directory = DataDirectory.url(data)
         let meshFiles = [MeshStateFile.keyFile, MeshStateFile.identityFile, MeshStateFile.outboxFile]
+        let offline = directory.appendingPathComponent(OfflineStore.directoryName)
         let present = (InvisoStore.fileNames + meshFiles).filter {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
-        }
+        } + InvisoStore.fileNames.filter {
+            FileManager.default.fileExists(atPath: offline.appendingPathComponent($0).path)
+        }.map { "\(OfflineStore.directoryName)/\($0)" }
         guard yes else {
             if present.isEmpty {
                 print("nothing to erase in \(directory.path)")
@@ -37,6 +41,7 @@ struct EraseAllCommand: ParsableCommand {
         }
         do {
             try InvisoStore.eraseAll(in: directory)
+            if FileManager.default.fileExists(atPath: offline.path) { try InvisoStore.eraseAll(in: offline) }
             for name in meshFiles {
                 let url = directory.appendingPathComponent(name)
                 if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }

@@ -210,5 +210,12 @@ struct OfflineCLITests {
         #expect(files.isEmpty, "\(files)")
         let gone = try await Self.offline(["invite"], data: alice)
         #expect(gone.status == 1 && (gone.last["error"] as? String)?.contains("inviso offline init") == true)
+
+        // erase-all takes the offline account with everything else.
+        let child = try ChildProcess(try NoiseInteropTests.invisoBinary(), ["erase-all", "--data", bob.path, "--yes"])
+        child.closeInput()
+        #expect(await child.waitForExit(timeout: 60) == 0, "\(child.transcript)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: bob.appendingPathComponent("offline").path)
+        #expect(left.isEmpty, "\(left)")
     }
 }

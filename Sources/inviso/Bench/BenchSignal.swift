@@ -133,7 +133,7 @@ struct BenchSignal: ParsableCommand {
 
 /// Two in-memory stores with an established session (both sides have sent), carried
 /// between batches.
-private final class SessionPair {
+final class SessionPair {
     var alice: InMemorySignalProtocolStore
     var bob: InMemorySignalProtocolStore
     let aliceAddress = ProtocolAddress(name: "alice", deviceID: 1)
@@ -159,7 +159,7 @@ private final class SessionPair {
 }
 
 /// Fresh stores and Bob's bundle; every setup starts from copies of these values.
-private struct SetupFixture {
+struct SetupFixture {
     let alice: InMemorySignalProtocolStore
     let bob: InMemorySignalProtocolStore
     let bundle: PreKeyBundle
