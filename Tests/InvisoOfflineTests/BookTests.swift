@@ -266,6 +266,11 @@ struct BookTests {
         try alice.rename("bob", to: "Robert")
         #expect(alice.contact(named: "robert")?.name == "Robert" && alice.contact(named: "bob") == nil)
         #expect(throws: OfflineError(.nameNeeded)) { try alice.rename("Robert", to: " ") }
+        #expect(throws: OfflineError(.nameNeeded)) { try alice.rename("Robert", to: "Rob\u{200E}ert") }
+        #expect(throws: OfflineError(.nameNeeded)) { try alice.rename("Robert", to: String(repeating: "r", count: 65)) }
+        try alice.rename("Robert", to: "  Bob Smith\n")
+        #expect(alice.contact(named: "bob smith")?.name == "Bob Smith")
+        try alice.rename("bob smith", to: "Robert")
         try alice.verify("Robert")
         #expect(alice.contact(named: "Robert")?.verified == true)
         try alice.delete("robert")

@@ -152,14 +152,17 @@ public struct OfflineBook: Sendable {
         }
     }
 
-    /// `name` trimmed, when it is usable as a contact name (1…64 characters, no control
-    /// characters).
+    /// `name` without surrounding whitespace, when it is usable as a contact name (1…64
+    /// characters, no control, format or line characters).
     static func validName(_ name: String) throws(OfflineError) -> String {
-        let trimmed = String(name.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " })
-        let scalars = trimmed.unicodeScalars
+        let scalars = name.unicodeScalars.drop { $0.properties.isWhitespace }.reversed().drop { $0.properties.isWhitespace }
+        var view = String.UnicodeScalarView()
+        view.append(contentsOf: scalars.reversed())
+        let trimmed = String(view)
         guard !trimmed.isEmpty, trimmed.count <= 64,
-            !scalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }),
-            trimmed.first != " ", trimmed.last != " "
+            !trimmed.unicodeScalars.contains(where: {
+                [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+            })
         else {
             throw OfflineError(.nameNeeded, "a name of 1 to 64 characters without control characters")
         }

@@ -1,6 +1,6 @@
 import Crypto
 import CryptoExtras
-public import Foundation
+import Foundation
 public import InvisoStore
 
 /// An encrypted backup of the offline book: account and pre-keys, contacts with their

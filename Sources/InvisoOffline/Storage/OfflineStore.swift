@@ -32,15 +32,6 @@ public final class OfflineStore: Sendable {
     /// Closes the store.
     public func close() { store.close() }
 
-    /// Whether the store has an account.
-    ///
-    /// - Throws: ``StoreError``.
-    public func hasAccount() throws(StoreError) -> Bool {
-        var rows = try store.offlineRows()
-        defer { rows = OfflineRows(account: nil, contacts: []) }
-        return rows.account != nil
-    }
-
     /// Creates the account.
     ///
     /// - Returns: The new book.
@@ -48,11 +39,10 @@ public final class OfflineStore: Sendable {
     @discardableResult
     public func create(now: Int64, using generator: inout some RandomNumberGenerator) throws -> OfflineBook {
         let book = try OfflineBook.create(now: now, using: &generator)
-        try transaction { rows throws(OfflineError) in
+        return try transaction { rows throws(OfflineError) in
             guard rows.account == nil else { throw OfflineError(.accountExists, "init") }
             return (try Self.write(book, replacing: rows, messages: []), book)
         }
-        return book
     }
 
     /// The book as stored.

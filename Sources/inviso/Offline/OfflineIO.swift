@@ -9,6 +9,9 @@ import Darwin
 /// Where `inviso offline` reads pasted text from and puts what it writes: arguments,
 /// standard input, the system clipboard, the terminal.
 enum OfflineIO {
+    /// The most text read from standard input (twice what the paste reader accepts).
+    static let limit = 1 << 20
+
     /// The text argument, or standard input when it is `-` or absent, or the clipboard.
     ///
     /// - Throws: ``CLIError`` when there is no text, or no clipboard tool.
@@ -21,7 +24,14 @@ enum OfflineIO {
         if isatty(STDIN_FILENO) == 1 {
             FileHandle.standardError.write(Data("Paste the text, then press Ctrl-D on an empty line:\n".utf8))
         }
-        let data = FileHandle.standardInput.readDataToEndOfFile()
+        // Bounded: no envelope text is anywhere near this.
+        var data = Data()
+        while true {
+            let chunk = FileHandle.standardInput.readData(ofLength: 64 * 1024)
+            if chunk.isEmpty { break }
+            data.append(chunk)
+            guard data.count <= limit else { throw CLIError("the input is larger than any message can be") }
+        }
         guard let text = String(data: data, encoding: .utf8) else { throw CLIError("the input is not UTF-8 text") }
         return text
     }
