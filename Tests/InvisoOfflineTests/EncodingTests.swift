@@ -4,9 +4,10 @@ import Testing
 
 @testable import InvisoOffline
 
-/// The three encodings against `Resources/offline-vectors.json` ("encodings"), built by
-/// `scripts/vectors/offline_vectors.py` from the format description with Python's zlib,
-/// base64 and its own tables; and reading them back from pastes as apps mangle them.
+/// The three encodings against `Resources/offline-vectors.json` ("encodings": each envelope
+/// in both forms), built by `scripts/vectors/offline_vectors.py` from the format
+/// description with Python's zlib, base64 and its own tables; and reading them back from
+/// pastes as apps mangle them.
 @Suite("SecureChats encodings")
 struct EncodingTests {
     struct Vector: Sendable, CustomTestStringConvertible {
@@ -41,9 +42,10 @@ struct EncodingTests {
         }
     }()
 
-    @Test("the vectors cover both forms, and Android streams whose first byte needs the empty block and ones that do not")
+    @Test("the vectors: every envelope in both forms; Android streams whose first byte needs the empty block and ones that do not")
     func vectorFile() {
-        #expect(Self.vectors.count == 9)
+        #expect(Self.vectors.count == 18)
+        #expect(Set(Self.vectors.map(\.name)).count == 9)
         let android = Self.vectors.filter { $0.form == .android }
         #expect(android.contains { !(0x01...0x7F).contains($0.firstByte) })
         #expect(android.contains { (0x01...0x7F).contains($0.firstByte) })

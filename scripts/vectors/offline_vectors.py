@@ -16,8 +16,8 @@ and "fields" (the envelope's values, byte fields in hex).
 Python's zlib binding: raw DEFLATE (window bits -15, memory level 8, default strategy) at
 level 9 (Android, Java's Deflater(9, true)) and level 5 (iOS, COMPRESSION_ZLIB), in hex.
 
-"encodings": each envelope as text in its own form, the way the format description builds
-it: "raw" (the JSON), "base64" (standard, padded, over the JSON) and "fairytale" (the cover
+"encodings": each envelope as text in both forms (the JSON written again from its fields,
+checked against the vector's own form), the way the format description builds it: "raw" (the JSON), "base64" (standard, padded, over the JSON) and "fairytale" (the cover
 sentence below, then the compressed payload as invisible characters, high nibble first).
 Fairy Tale in the Android form: every quoted key abbreviated by Android's list, raw DEFLATE
 level 9; when that stream's first byte is 0x00 or >= 0x80 (Android's BigInteger decoder
@@ -190,13 +190,54 @@ def fairy_tale(text, form):
     return COVER + hidden, payload, first
 
 
+def json_from_fields(fields, form):
+    """The envelope's JSON in `form`, written from its fields (checked against the
+    hand-built vectors of the same form below)."""
+    b = lambda h: bytes.fromhex(h)
+    response = fields["preKeyResponse"]
+    if form == "android":
+        r = None
+        if response is not None:
+            d = response["devices"][0]
+            device = [d["deviceId"], [d["preKey"]["keyId"], unpad(b(d["preKey"]["publicKey"]))], d["registrationId"],
+                      [d["signedPreKey"]["keyId"], unpad(b(d["signedPreKey"]["publicKey"])),
+                       unpad(b(d["signedPreKey"]["signature"]))]]
+            kyber = response["kyberPubKey"] is not None
+            r = [[device], {"publicKey": unpad(b(response["identityKey"]))},
+                 response["kyberPreKeyId"], pad(b(response["kyberPubKey"])) if kyber else None,
+                 pad(b(response["kyberSignature"])) if kyber else None]
+        c = fields["ciphertext"]
+        return json.dumps([pad(b(c)) if c is not None else None, fields["ciphertextType"], fields["deviceId"], r,
+                           fields["address"], fields["timestamp"]], separators=(",", ":"))
+    value = {}
+    if response is not None:
+        d = response["devices"][0]
+        device = {"deviceId": d["deviceId"], "registrationId": d["registrationId"],
+                  "signedPreKey": {"keyId": d["signedPreKey"]["keyId"], "publicKey": pad(b(d["signedPreKey"]["publicKey"])),
+                                   "signature": pad(b(d["signedPreKey"]["signature"]))},
+                  "preKey": {"keyId": d["preKey"]["keyId"], "publicKey": pad(b(d["preKey"]["publicKey"]))}}
+        r = {"identityKey": pad(b(response["identityKey"])), "devices": [device]}
+        if response["kyberPubKey"] is not None:
+            r.update({"kyberPubKey": pad(b(response["kyberPubKey"])), "kyberPreKeyId": response["kyberPreKeyId"],
+                      "kyberSignature": pad(b(response["kyberSignature"]))})
+        value["preKeyResponse"] = r
+    if fields["ciphertext"] is not None:
+        value["ciphertextMessage"] = pad(b(fields["ciphertext"]))
+    value.update({"ciphertextType": fields["ciphertextType"], "timestamp": fields["timestamp"],
+                  "signalProtocolAddressName": fields["address"], "deviceId": fields["deviceId"]})
+    return json.dumps(value, separators=(",", ":")).replace("/", "\\/")
+
+
 def encoding_vectors(envelopes):
     out = []
     for vector in envelopes:
-        text, payload, first = fairy_tale(vector["json"], vector["form"])
-        out.append({"name": vector["name"], "form": vector["form"], "cover": COVER,
-                    "raw": vector["json"], "base64": base64.b64encode(vector["json"].encode()).decode(),
-                    "fairytale": text, "payload": payload.hex(), "firstByte": first})
+        assert json_from_fields(vector["fields"], vector["form"]) == vector["json"], vector["name"]
+        for form in ("android", "ios"):
+            text = json_from_fields(vector["fields"], form)
+            fairy, payload, first = fairy_tale(text, form)
+            out.append({"name": vector["name"], "form": form, "cover": COVER,
+                        "raw": text, "base64": base64.b64encode(text.encode()).decode(),
+                        "fairytale": fairy, "payload": payload.hex(), "firstByte": first})
     return out
 
 
