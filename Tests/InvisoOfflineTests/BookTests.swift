@@ -260,6 +260,22 @@ struct BookTests {
         #expect(expected.displayable == fromAlice.displayable)
     }
 
+    @Test("extreme times and lifetimes saturate instead of trapping")
+    func extremeTimes() throws {
+        var generator = SystemRandomNumberGenerator()
+        var (alice, bob) = try Self.pair()
+        try alice.setLifetime(Int64.max, for: "bob")
+        let sealed = try bob.seal("late", to: "alice", now: Self.start + 5, using: &generator)
+        guard case .message(let message, _, _) = try alice.open(sealed.envelope, now: Int64.max - 1, using: &generator) else {
+            Issue.record("no message")
+            return
+        }
+        #expect(message.expiresAt == Int64.max)
+        var early = try OfflineBook.create(now: Int64.max, using: &generator)
+        #expect(!(try early.rotate(now: Int64.min, using: &generator)))
+        #expect(try early.rotate(now: Int64.max, using: &generator) == false)
+    }
+
     @Test("contacts: rename, verify, delete")
     func contacts() throws {
         var (alice, _) = try Self.pair()

@@ -74,7 +74,7 @@ public struct OfflineAccount: Sendable {
     @discardableResult
     public mutating func rotate(now: Int64, using generator: inout some RandomNumberGenerator) throws(OfflineError) -> Bool {
         var changed = false
-        if now - current.createdAt >= Self.rotationInterval {
+        if Self.elapsed(from: current.createdAt, to: now) >= Self.rotationInterval {
             let next = try PreKeyGeneration.generate(number: current.number + 1, now: now, identity: identity, using: &generator)
             generations[generations.count - 1].supersededAt = now
             generations.append(next)
@@ -82,9 +82,15 @@ public struct OfflineAccount: Sendable {
         }
         let before = generations.count
         generations.removeAll { generation in
-            generation.supersededAt.map { now - $0 >= Self.gracePeriod } ?? false
+            generation.supersededAt.map { Self.elapsed(from: $0, to: now) >= Self.gracePeriod } ?? false
         }
         return changed || generations.count != before
+    }
+
+    /// `to − from`, saturating (times are whatever the caller passes).
+    static func elapsed(from: Int64, to: Int64) -> Int64 {
+        let (difference, overflow) = to.subtractingReportingOverflow(from)
+        return overflow ? (to < from ? Int64.min : Int64.max) : difference
     }
 
     /// The keys an invite or a rotation publishes: the current generation, with one of its

@@ -132,7 +132,7 @@ extension OfflineBook {
         let message = OfflineMessage(
             id: Self.randomID(using: &generator), contactID: contact.id, direction: .received, kind: envelope.kind,
             text: String(decoding: plaintext, as: UTF8.self), sentAt: envelope.timestamp, storedAt: now,
-            expiresAt: contact.lifetime.map { now + $0 })
+            expiresAt: contact.expiry(storedAt: now))
         return .message(message, from: contacts[index!], added: added)
     }
 

@@ -47,7 +47,7 @@ extension OfflineBook {
             deviceID: Int(OfflineAccount.deviceID), preKeyResponse: response, address: next.account.address, timestamp: now)
         let message = OfflineMessage(
             id: Self.randomID(using: &generator), contactID: contact.id, direction: .sent, kind: envelope.kind, text: text,
-            sentAt: now, storedAt: now, expiresAt: contact.lifetime.map { now + $0 })
+            sentAt: now, storedAt: now, expiresAt: contact.expiry(storedAt: now))
         self = next
         return Sealed(envelope: envelope, message: message)
     }

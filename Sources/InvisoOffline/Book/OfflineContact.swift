@@ -58,6 +58,14 @@ public struct OfflineContact: Sendable {
     /// Whether there is a session to send on.
     public var hasSession: Bool { session.hasCurrentSession }
 
+    /// When a message stored at `storedAt` expires under ``lifetime`` (`nil`: never).
+    public func expiry(storedAt: Int64) -> Int64? {
+        lifetime.map { lifetime in
+            let (sum, overflow) = storedAt.addingReportingOverflow(lifetime)
+            return overflow ? Int64.max : sum
+        }
+    }
+
     /// The session's message version: 4 (PQXDH) or 3 (X3DH).
     public var sessionVersion: UInt8? { session.sessionVersion }
 }
