@@ -102,7 +102,7 @@ struct EncodingTests {
             }
         }
         for cover in FairyTale.coverSentences {
-            #expect(!cover.unicodeScalars.contains { PasteReader.allDigits.contains($0) })
+            #expect(!cover.unicodeScalars.contains { PasteReader.isDigit($0) })
             #expect(!cover.unicodeScalars.contains { [.format, .control].contains($0.properties.generalCategory) })
         }
     }
@@ -137,7 +137,7 @@ struct EncodingTests {
     /// `text` with `scalar` put before and after its invisible run.
     private static func marking(_ text: String, with scalar: Unicode.Scalar) -> String {
         var scalars = Array(text.unicodeScalars)
-        guard let start = scalars.firstIndex(where: { PasteReader.allDigits.contains($0) }) else { return text }
+        guard let start = scalars.firstIndex(where: { PasteReader.isDigit($0) }) else { return text }
         scalars.insert(scalar, at: start)
         scalars.append(scalar)
         return Self.string(scalars)
@@ -168,7 +168,7 @@ struct EncodingTests {
         Damage(name: "Fairy Tale with text after it", encoding: .fairytale, form: .android, mangle: { $0 + " What a lovely story!" }, expected: .success([])),
         Damage(name: "Fairy Tale with a stray invisible character in the text", encoding: .fairytale, form: .android, mangle: { "Look\u{200B}: " + $0 }, expected: .success([.strayInvisibles(1)])),
         Damage(name: "Fairy Tale (Android) with U+200E/U+200F stripped", encoding: .fairytale, form: .android, mangle: { string($0.unicodeScalars.filter { $0 != "\u{200E}" && $0 != "\u{200F}" }) }, expected: .failure(OfflineError(.hiddenTextStripped))),
-        Damage(name: "Fairy Tale with every invisible character stripped", encoding: .fairytale, form: .android, mangle: { string($0.unicodeScalars.filter { !PasteReader.allDigits.contains($0) }) }, expected: .failure(OfflineError(.noMessage))),
+        Damage(name: "Fairy Tale with every invisible character stripped", encoding: .fairytale, form: .android, mangle: { string($0.unicodeScalars.filter { !PasteReader.isDigit($0) }) }, expected: .failure(OfflineError(.noMessage))),
         Damage(name: "Fairy Tale cut in half", encoding: .fairytale, form: .ios, mangle: { string($0.unicodeScalars.prefix($0.unicodeScalars.count / 2)) }, expected: .failure(OfflineError(.hiddenTextDamaged))),
     ]
 
@@ -194,7 +194,7 @@ struct EncodingTests {
     func androidNibbleQuirks() throws {
         let vector = try #require(Self.vectors.first { $0.form == .android && $0.payload.first! < 0x10 })
         var scalars = Array(vector.fairyTale.unicodeScalars)
-        let start = try #require(scalars.firstIndex { PasteReader.allDigits.contains($0) })
+        let start = try #require(scalars.firstIndex { PasteReader.isDigit($0) })
         #expect(scalars[start] == FairyTale.androidDigits[0])
         scalars.remove(at: start)
         let odd = try PasteReader.read(Self.string(scalars))
@@ -206,6 +206,24 @@ struct EncodingTests {
         let signed = [UInt8(0)] + plain
         let text = "Once." + Self.string(signed.flatMap { [FairyTale.androidDigits[Int($0 >> 4)], FairyTale.androidDigits[Int($0 & 0x0F)]] })
         #expect(try PasteReader.read(text).envelope == high.envelope)
+    }
+
+    @Test("the reader's digit switch agrees with both tables, and nothing else is a digit")
+    func digitSwitch() {
+        for (index, scalar) in FairyTale.androidDigits.enumerated() { #expect(PasteReader.digitValues(scalar).android == Int8(index)) }
+        for (index, scalar) in FairyTale.iOSDigits.enumerated() { #expect(PasteReader.digitValues(scalar).ios == Int8(index)) }
+        let all = Set(FairyTale.androidDigits + FairyTale.iOSDigits)
+        var wrong: [UInt32] = []
+        for value in UInt32(0)...0x3_0000 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let values = PasteReader.digitValues(scalar)
+            if PasteReader.isDigit(scalar) != all.contains(scalar) || (values.android >= 0) != FairyTale.androidDigits.contains(scalar)
+                || (values.ios >= 0) != FairyTale.iOSDigits.contains(scalar)
+            {
+                wrong.append(value)
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(8))")
     }
 
     @Test("text with nothing in it, or only brackets, is refused with the right reason")

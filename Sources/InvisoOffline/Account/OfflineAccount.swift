@@ -80,11 +80,13 @@ public struct OfflineAccount: Sendable {
             generations.append(next)
             changed = true
         }
-        let before = generations.count
-        generations.removeAll { generation in
+        let expired = { (generation: PreKeyGeneration) in
             generation.supersededAt.map { Self.elapsed(from: $0, to: now) >= Self.gracePeriod } ?? false
         }
-        return changed || generations.count != before
+        // Checked first: removeAll rewrites the array even when nothing goes.
+        guard generations.contains(where: expired) else { return changed }
+        generations.removeAll(where: expired)
+        return true
     }
 
     /// `to − from`, saturating (times are whatever the caller passes).

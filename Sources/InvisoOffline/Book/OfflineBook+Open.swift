@@ -1,3 +1,4 @@
+import Crypto
 import InvisoCrypto
 import InvisoSignal
 
@@ -31,7 +32,7 @@ extension OfflineBook {
         _ envelope: OfflineEnvelope, as name: String? = nil, now: Int64, using generator: inout some RandomNumberGenerator
     ) throws(OfflineError) -> Opened {
         guard envelope.kind != .notOurs else { throw OfflineError(.notAnEnvelope, "no keys and no ciphertext") }
-        guard envelope.address.lowercased() != account.address.lowercased() else {
+        guard !Self.sameAddress(envelope.address, account.address) else {
             throw OfflineError(.ownMessage, "our own address")
         }
         var next = self
@@ -130,7 +131,7 @@ extension OfflineBook {
             contacts[index!].knownGeneration = max(contacts[index!].knownGeneration, signedPreKeyID)
         }
         let message = OfflineMessage(
-            id: Self.randomID(using: &generator), contactID: contact.id, direction: .received, kind: envelope.kind,
+            id: Self.messageID(ciphertext, type: envelope.ciphertextType), contactID: contact.id, direction: .received, kind: envelope.kind,
             text: String(decoding: plaintext, as: UTF8.self), sentAt: envelope.timestamp, storedAt: now,
             expiresAt: contact.expiry(storedAt: now))
         return .message(message, from: contacts[index!], added: added)
@@ -234,8 +235,21 @@ extension OfflineBook {
         }
     }
 
-    /// A random 16-byte id in hex.
+    /// A message's id, the same on both sides and unique per message: for an ordinary
+    /// message its 8-byte MAC (its last 8 bytes, a MAC over a unique message under a unique
+    /// key), for a pre-key message the first 8 bytes of SHA-256 over it (its tail may be
+    /// small, repeated fields); in hex. No draw from the generator.
+    static func messageID(_ ciphertext: [UInt8], type: Int) -> String {
+        if type == CiphertextMessageType.whisper.rawValue, ciphertext.count >= 8 {
+            return Hex.encode(Array(ciphertext.suffix(8)))
+        }
+        return Hex.encode(Array(SHA256.hash(data: ciphertext).prefix(8)))
+    }
+
+    /// A random 64-bit id in hex (16 characters, one draw from the generator): ids name
+    /// rows of one store, where 2^32 contacts would be needed for an even chance of a clash.
     static func randomID(using generator: inout some RandomNumberGenerator) -> String {
-        Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let value = generator.next()
+        return Hex.encode((0..<8).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64($0))) })
     }
 }

@@ -46,7 +46,7 @@ extension OfflineBook {
             ciphertext: ciphertext.serialized, ciphertextType: Int(ciphertext.type.rawValue),
             deviceID: Int(OfflineAccount.deviceID), preKeyResponse: response, address: next.account.address, timestamp: now)
         let message = OfflineMessage(
-            id: Self.randomID(using: &generator), contactID: contact.id, direction: .sent, kind: envelope.kind, text: text,
+            id: Self.messageID(envelope.ciphertext ?? [], type: envelope.ciphertextType), contactID: contact.id, direction: .sent, kind: envelope.kind, text: text,
             sentAt: now, storedAt: now, expiresAt: contact.expiry(storedAt: now))
         self = next
         return Sealed(envelope: envelope, message: message)

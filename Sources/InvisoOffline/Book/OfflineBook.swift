@@ -47,19 +47,17 @@ public struct OfflineBook: Sendable {
 
     /// The contact called `name` (names compare case-insensitively).
     public func contact(named name: String) -> OfflineContact? {
-        contacts.first { $0.name.lowercased() == name.lowercased() }
+        contacts.first { Self.sameName($0.name, name) }
     }
 
     /// The index of the contact at `address` and `deviceID` (addresses compare
     /// case-insensitively: the apps write UUIDs in either case).
     func contactIndex(address: String, deviceID: UInt32) -> Int? {
-        let address = address.lowercased()
-        return contacts.firstIndex { $0.address.lowercased() == address && $0.deviceID == deviceID }
+        contacts.firstIndex { $0.deviceID == deviceID && Self.sameAddress($0.address, address) }
     }
 
     func contactIndex(named name: String) throws(OfflineError) -> Int {
-        let name = name.lowercased()
-        guard let index = contacts.firstIndex(where: { $0.name.lowercased() == name }) else {
+        guard let index = contacts.firstIndex(where: { Self.sameName($0.name, name) }) else {
             throw OfflineError(.contactNotFound, "contact")
         }
         return index
@@ -71,6 +69,28 @@ public struct OfflineBook: Sendable {
     @discardableResult
     public mutating func rotate(now: Int64, using generator: inout some RandomNumberGenerator) throws(OfflineError) -> Bool {
         try account.rotate(now: now, using: &generator)
+    }
+
+    /// Whether two contact names are the same, ignoring case.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        sameAddress(a, b) || a.lowercased() == b.lowercased()
+    }
+
+    /// Whether two addresses are the same, ignoring ASCII case (the apps write UUIDs in
+    /// either case); compares bytes, without making lower-case copies.
+    static func sameAddress(_ a: String, _ b: String) -> Bool {
+        var a = a
+        var b = b
+        return a.withUTF8 { left in
+            b.withUTF8 { right in
+                guard left.count == right.count else { return false }
+                for index in left.indices where left[index] != right[index] {
+                    let x = left[index] | 0x20
+                    guard x == right[index] | 0x20, (0x61...0x7A).contains(x) else { return false }
+                }
+                return true
+            }
+        }
     }
 
     // MARK: - Invite
@@ -98,7 +118,7 @@ public struct OfflineBook: Sendable {
     ///   when another contact has the new name.
     public mutating func rename(_ name: String, to newName: String) throws(OfflineError) {
         let index = try contactIndex(named: name)
-        let taken = contacts.indices.contains { $0 != index && contacts[$0].name.lowercased() == newName.lowercased() }
+        let taken = contacts.indices.contains { $0 != index && Self.sameName(contacts[$0].name, newName) }
         guard !taken else { throw OfflineError(.contactExists, "rename") }
         contacts[index].name = try Self.validName(newName)
     }

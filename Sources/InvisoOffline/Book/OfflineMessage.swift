@@ -8,7 +8,8 @@ public struct OfflineMessage: Sendable, Hashable {
         case received
     }
 
-    /// A random id (the storage key).
+    /// Derived from the ciphertext (its MAC, or a hash of a pre-key message), in hex: the
+    /// storage key, the same on the sender's and the receiver's side.
     public let id: String
     /// The contact's local id.
     public let contactID: String

@@ -75,18 +75,47 @@ public enum FairyTale {
     ///   - cover: The visible sentence (one of ``coverSentences``, or any text without
     ///     invisible or control characters).
     public static func encode(_ envelope: OfflineEnvelope, form: OfflineEnvelope.Form, cover: String) -> String {
-        let payload = compress(Array(envelope.json(form).utf8), form: form)
-        let digits = digits(form)
-        var text = cover.unicodeScalars.map { $0 }
-        text.reserveCapacity(text.count + payload.count * 2)
-        for byte in payload {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        let payload = compress(envelope.jsonBytes(form), form: form)
+        // Written as UTF-8 directly: each byte's two digits (4 to 6 bytes), copied from a
+        // table of all 256 pairs.
+        let pairs = form == .android ? androidPairs : iOSPairs
+        let coverBytes = Array(cover.utf8)
+        var text = [UInt8](repeating: 0, count: coverBytes.count + payload.count * 6)
+        let used = text.withUnsafeMutableBufferPointer { out in
+            var position = 0
+            for byte in coverBytes {
+                out[position] = byte
+                position += 1
+            }
+            pairs.bytes.withUnsafeBufferPointer { table in
+                for byte in payload {
+                    let start = Int(byte) * 6
+                    for offset in 0..<Int(pairs.lengths[Int(byte)]) {
+                        out[position] = table[start + offset]
+                        position += 1
+                    }
+                }
+            }
+            return position
         }
-        var view = String.UnicodeScalarView()
-        view.append(contentsOf: text)
-        return String(view)
+        return String(decoding: text[..<used], as: UTF8.self)
     }
+
+    /// For each byte value, the UTF-8 of its high and low nibble's digits: 6 bytes a slot,
+    /// and how many of them are used.
+    private static func pairs(_ digits: [Unicode.Scalar]) -> (bytes: [UInt8], lengths: [UInt8]) {
+        var bytes = [UInt8](repeating: 0, count: 256 * 6)
+        var lengths = [UInt8](repeating: 0, count: 256)
+        for value in 0..<256 {
+            let pair = Array(String(digits[value >> 4]).utf8) + Array(String(digits[value & 0x0F]).utf8)
+            bytes.replaceSubrange((value * 6)..<(value * 6 + pair.count), with: pair)
+            lengths[value] = UInt8(pair.count)
+        }
+        return (bytes, lengths)
+    }
+
+    private static let androidPairs = pairs(androidDigits)
+    private static let iOSPairs = pairs(iOSDigits)
 
     /// The compressed payload of `json` as `form`'s app writes it (abbreviated, deflated;
     /// for Android with a first byte in `0x01…0x7F`).
@@ -100,40 +129,50 @@ public enum FairyTale {
 
     /// Replaces every quoted key of `form`'s list by its abbreviation.
     package static func abbreviate(_ json: [UInt8], form: OfflineEnvelope.Form) -> [UInt8] {
-        var text = json
-        for (key, short) in form == .android ? androidAbbreviations : iOSAbbreviations {
-            text = replacing(quoted: key, with: short, in: text)
-        }
-        return text
+        replacingQuoted(json, form == .android ? androidShort : iOSShort)
     }
 
-    /// Restores `form`'s abbreviations (the reverse order of writing).
+    /// Restores `form`'s abbreviations.
     package static func expand(_ json: [UInt8], form: OfflineEnvelope.Form) -> [UInt8] {
-        var text = json
-        for (key, short) in (form == .android ? androidAbbreviations : iOSAbbreviations).reversed() {
-            text = replacing(quoted: short, with: key, in: text)
-        }
-        return text
+        replacingQuoted(json, form == .android ? androidLong : iOSLong)
     }
 
-    /// `text` with every `"old"` replaced by `"new"`.
-    private static func replacing(quoted old: String, with new: String, in text: [UInt8]) -> [UInt8] {
+    private static func table(_ pairs: [(key: String, short: String)], reversed: Bool) -> [[UInt8]: [UInt8]] {
+        Dictionary(uniqueKeysWithValues: pairs.map { reversed ? (Array($0.short.utf8), Array($0.key.utf8)) : (Array($0.key.utf8), Array($0.short.utf8)) })
+    }
+
+    private static let androidShort = table(androidAbbreviations, reversed: false)
+    private static let androidLong = table(androidAbbreviations, reversed: true)
+    private static let iOSShort = table(iOSAbbreviations, reversed: false)
+    private static let iOSLong = table(iOSAbbreviations, reversed: true)
+    /// Longer quoted strings are values (base64, UUIDs), never keys: not looked up.
+    private static let longestKey = 25
+
+    /// `text` with each quoted string that `table` names replaced, in one pass.
+    ///
+    /// The apps replace key by key (`"publicKey"` → `"pK"` over the whole text, then the
+    /// next); no key is another's abbreviation, so one pass over the quoted strings gives
+    /// the same text.
+    private static func replacingQuoted(_ text: [UInt8], _ table: [[UInt8]: [UInt8]]) -> [UInt8] {
         let quote = UInt8(ascii: "\"")
-        let pattern = [quote] + Array(old.utf8) + [quote]
-        let replacement = [quote] + Array(new.utf8) + [quote]
-        guard text.count >= pattern.count else { return text }
         var out: [UInt8] = []
-        out.reserveCapacity(text.count)
+        out.reserveCapacity(text.count + 64)
         var index = 0
-        let last = text.count - pattern.count
         while index < text.count {
-            if index <= last, text[index] == quote, text[index..<(index + pattern.count)].elementsEqual(pattern) {
-                out += replacement
-                index += pattern.count
-            } else {
+            guard text[index] == quote, let close = text[(index + 1)...].firstIndex(of: quote) else {
                 out.append(text[index])
                 index += 1
+                continue
             }
+            let token = text[(index + 1)..<close]
+            out.append(quote)
+            if token.count <= longestKey, let replacement = table[Array(token)] {
+                out += replacement
+            } else {
+                out += token
+            }
+            out.append(quote)
+            index = close + 1
         }
         return out
     }

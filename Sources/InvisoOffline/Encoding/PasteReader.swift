@@ -71,16 +71,17 @@ public enum PasteReader {
     ///   nothing to decode.
     public static func read(_ text: String) throws(OfflineError) -> Found {
         guard text.utf8.count <= maxTextByteCount else { throw OfflineError(.tooLarge, "paste") }
-        let scalars = Array(text.unicodeScalars)
+        if let found = clean(text) { return found }
         var fairyTaleError: OfflineError?
-        if scalars.lazy.filter({ allDigits.contains($0) }).count >= minimumRun {
+        let scan = InvisibleScan(text)
+        if scan.count >= minimumRun {
             do {
-                return try readFairyTale(scalars)
+                return try readFairyTale(scan)
             } catch {
                 fairyTaleError = error
             }
         }
-        let (cleaned, quoted) = visibleText(scalars)
+        let (cleaned, quoted) = visibleText(Array(text.unicodeScalars))
         var found: OfflineError?
         do {
             if var result = try readRaw(cleaned) {
@@ -104,91 +105,247 @@ public enum PasteReader {
     }
 }
 
+// MARK: - Clean pastes
+
+extension PasteReader {
+    /// A paste that is exactly raw JSON or one line of base64 (surrounding whitespace
+    /// aside), read straight from its UTF-8 — the common case, without the scalar copies
+    /// the repairs need. `nil` sends the paste down the general path.
+    private static func clean(_ text: String) -> Found? {
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !isASCIISpace($0) }),
+            let last = bytes.lastIndex(where: { !isASCIISpace($0) })
+        else { return nil }
+        let head = bytes[first]
+        let tail = bytes[last]
+        if (head == UInt8(ascii: "[") && tail == UInt8(ascii: "]")) || (head == UInt8(ascii: "{") && tail == UInt8(ascii: "}")) {
+            guard let parsed = try? OfflineEnvelope.parse(json: bytes[first...last]) else { return nil }
+            return Found(envelope: parsed.envelope, form: parsed.form, encoding: .raw, repairs: [])
+        }
+        guard head == UInt8(ascii: "W") || head == UInt8(ascii: "e") else { return nil }
+        let body = bytes[first...last]
+        guard body.allSatisfy({ isBase64Byte($0) }), let decoded = EnvelopeBase64.decode(bytes: Array(body)),
+            let parsed = try? OfflineEnvelope.parse(json: decoded)
+        else { return nil }
+        return Found(envelope: parsed.envelope, form: parsed.form, encoding: .base64, repairs: [])
+    }
+
+    @inline(__always)
+    private static func isASCIISpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    @inline(__always)
+    private static func isBase64Byte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="):
+            true
+        default: false
+        }
+    }
+}
+
 // MARK: - Fairy Tale
 
 extension PasteReader {
-    static let androidOnly: Set<Unicode.Scalar> = Set(FairyTale.androidDigits).subtracting(FairyTale.iOSDigits)
-    static let iOSOnly: Set<Unicode.Scalar> = Set(FairyTale.iOSDigits).subtracting(FairyTale.androidDigits)
-    static let allDigits: Set<Unicode.Scalar> = Set(FairyTale.androidDigits).union(FairyTale.iOSDigits)
-    static let androidValues = values(FairyTale.androidDigits)
-    static let iOSValues = values(FairyTale.iOSDigits)
-
-    private static func values(_ digits: [Unicode.Scalar]) -> [Unicode.Scalar: UInt8] {
-        Dictionary(uniqueKeysWithValues: digits.enumerated().map { ($0.element, UInt8($0.offset)) })
+    /// A scalar's nibble in the Android and the iOS table (−1 where it is not a digit): a
+    /// switch, not a set lookup, because every scalar of a paste goes through it.
+    @inline(__always)
+    static func digitValues(_ scalar: Unicode.Scalar) -> (android: Int8, ios: Int8) {
+        switch scalar.value {
+        case 0x200C: (0, 0)
+        case 0x200D: (1, 1)
+        case 0x2060: (2, 2)
+        case 0x2061: (-1, 3)
+        case 0x2062: (3, 4)
+        case 0x2063: (-1, 5)
+        case 0x2064: (7, 6)
+        case 0x200B: (4, 14)
+        case 0x200E: (5, -1)
+        case 0x200F: (6, -1)
+        case 0x206A: (8, 7)
+        case 0x206B: (9, 8)
+        case 0x206C: (10, 9)
+        case 0x206D: (11, 10)
+        case 0x206E: (12, 11)
+        case 0x206F: (13, 12)
+        case 0xFEFF: (14, 13)
+        case 0x061C: (15, 15)
+        default: (-1, -1)
+        }
     }
 
-    /// One way to read the invisible characters: which table, which characters, and what
-    /// that assumes was repaired.
-    private struct Reading {
-        let form: OfflineEnvelope.Form
-        let digits: [Unicode.Scalar]
-        let repairs: [Repair]
+    /// Whether `scalar` is in either table.
+    @inline(__always)
+    static func isDigit(_ scalar: Unicode.Scalar) -> Bool {
+        let values = digitValues(scalar)
+        return values.android >= 0 || values.ios >= 0
     }
 
-    private static func readFairyTale(_ scalars: [Unicode.Scalar]) throws(OfflineError) -> Found {
-        let invisible = scalars.filter { allDigits.contains($0) }
-        let marks = invisible.filter { androidOnly.contains($0) }.count
-        let run = longestRun(scalars)
-        var readings: [Reading] = []
-        if invisible.contains(where: { iOSOnly.contains($0) }) {
-            // Only the iOS table has U+2061/U+2063, and it has no U+200E/U+200F: any of those
-            // were inserted on the way.
-            readings.append(
-                Reading(
-                    form: .ios, digits: invisible.filter { !androidOnly.contains($0) },
-                    repairs: marks > 0 ? [.insertedMarks(marks)] : []))
-        } else {
-            readings.append(Reading(form: .android, digits: invisible, repairs: []))
-            let stray = invisible.count - run.count
-            if stray > 0 {
-                readings.append(Reading(form: .android, digits: run, repairs: [.strayInvisibles(stray)]))
+    /// In Android's table only: U+200E, U+200F (the marks some apps insert or strip).
+    @inline(__always)
+    static func isAndroidOnly(_ scalar: Unicode.Scalar) -> Bool { scalar == "\u{200E}" || scalar == "\u{200F}" }
+
+    /// In the iOS table only: U+2061, U+2063.
+    @inline(__always)
+    static func isIOSOnly(_ scalar: Unicode.Scalar) -> Bool { scalar == "\u{2061}" || scalar == "\u{2063}" }
+
+    /// The table characters of a paste, in one pass over its UTF-8, as nibbles of either
+    /// table (−1 where a character is not in that table): how many are U+200E/U+200F,
+    /// whether any is iOS-only, and where the longest unbroken run is.
+    ///
+    /// The eighteen characters are U+200B–U+200F (`E2 80 8B`–`8F`), U+2060–U+2064 (`E2 81
+    /// A0`–`A4`), U+206A–U+206F (`E2 81 AA`–`AF`), U+FEFF (`EF BB BF`) and U+061C (`D8 9C`):
+    /// matched as bytes, because a paste is thousands of them and decoding each scalar cost
+    /// more than inflating the payload.
+    struct InvisibleScan {
+        var android: [Int8] = []
+        var ios: [Int8] = []
+        var marks = 0
+        var hasIOSOnly = false
+        /// The longest run of adjacent table characters, as a range of the arrays.
+        var run: Range<Int> = 0..<0
+
+        var count: Int { android.count }
+
+        init(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes in scan(bytes) }
+        }
+
+        private mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>) {
+            // At most one table character per two bytes: written by index into buffers of
+            // that size, trimmed at the end (appending cost more than the rest of the scan).
+            let capacity = bytes.count / 2
+            var count = 0
+            var marks = 0
+            var hasIOSOnly = false
+            var run: Range<Int> = 0..<0
+            android = [Int8](unsafeUninitializedCapacity: capacity) { androidOut, androidCount in
+                ios = [Int8](unsafeUninitializedCapacity: capacity) { iosOut, iosCount in
+                    var runStart = 0
+                    var inRun = false
+                    var index = 0
+                    let end = bytes.count
+                    while index < end {
+                        let lead = bytes[index]
+                        var values: (android: Int8, ios: Int8) = (-1, -1)
+                        if lead < 0x80 {
+                            index += 1
+                        } else if lead == 0xE2, index + 2 < end, bytes[index + 1] & 0xFE == 0x80 {
+                            // U+2000…U+207F: the last byte's low six bits pick the character.
+                            let table = bytes[index + 1] == 0x80 ? generalPunctuation : wordJoiners
+                            values = table[Int(bytes[index + 2] & 0x3F)]
+                            index += 3
+                        } else if lead == 0xEF, index + 2 < end, bytes[index + 1] == 0xBB, bytes[index + 2] == 0xBF {
+                            values = (14, 13)  // U+FEFF
+                            index += 3
+                        } else if lead == 0xD8, index + 1 < end, bytes[index + 1] == 0x9C {
+                            values = (15, 15)  // U+061C
+                            index += 2
+                        } else {
+                            // Another multi-byte character: skip its continuation bytes.
+                            index += lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+                        }
+                        guard values.android >= 0 || values.ios >= 0 else {
+                            inRun = false
+                            continue
+                        }
+                        if !inRun {
+                            inRun = true
+                            runStart = count
+                        }
+                        androidOut[count] = values.android
+                        iosOut[count] = values.ios
+                        count += 1
+                        if values.ios < 0 { marks += 1 }
+                        if values.android < 0 { hasIOSOnly = true }
+                        if count - runStart > run.count { run = runStart..<count }
+                    }
+                    iosCount = count
+                }
+                androidCount = count
             }
+            self.marks = marks
+            self.hasIOSOnly = hasIOSOnly
+            self.run = run
+        }
+    }
+
+    /// ``digitValues(_:)`` of U+2000…U+203F and U+2040…U+207F, by the low six bits of the
+    /// UTF-8 sequence's last byte (`E2 80 xx` and `E2 81 xx`).
+    static let generalPunctuation = (0..<64).map { digitValues(Unicode.Scalar(0x2000 + UInt32($0))!) }
+    static let wordJoiners = (0..<64).map { digitValues(Unicode.Scalar(0x2040 + UInt32($0))!) }
+
+    /// Tries the readings of a Fairy Tale run in turn, each made only when the one before
+    /// failed: the whole run in the table its characters say, then (Android) the longest
+    /// unbroken stretch, then with inserted marks trimmed at its ends, then the iOS table
+    /// without marks.
+    private static func readFairyTale(_ scan: InvisibleScan) throws(OfflineError) -> Found {
+        let marks = scan.marks
+        var failure: OfflineError?
+        func attempt(_ nibbles: @autoclosure () -> [Int8], _ repairs: @autoclosure () -> [Repair]) -> Found? {
+            do {
+                return try decode(nibbles(), repairs: repairs())
+            } catch {
+                if failure == nil || failure?.code == .notCompressed { failure = error }
+                return nil
+            }
+        }
+        // Only the iOS table has U+2061/U+2063, and it has no U+200E/U+200F: those were
+        // inserted on the way.
+        let iOSReading = { scan.ios.filter { $0 >= 0 } }
+        let markRepairs: [Repair] = marks > 0 ? [.insertedMarks(marks)] : []
+        if scan.hasIOSOnly {
+            if let found = attempt(iOSReading(), markRepairs) { return found }
+        } else {
+            if let found = attempt(scan.android, []) { return found }
+            let run = scan.android[scan.run]
+            let stray = scan.count - run.count
+            let strayRepairs: [Repair] = stray > 0 ? [.strayInvisibles(stray)] : []
+            if stray > 0, let found = attempt(Array(run), strayRepairs) { return found }
             // Marks inserted at the ends of the run (where apps add them around a line); the
             // run's own first and last nibbles may be 5 or 6 too, so up to two are tried.
-            let leading = min(2, run.prefix { androidOnly.contains($0) }.count)
-            let trailing = min(2, run.reversed().prefix { androidOnly.contains($0) }.count)
+            let isMark: (Int8) -> Bool = { $0 == 5 || $0 == 6 }
+            let leading = min(2, run.prefix(while: isMark).count)
+            let trailing = min(2, run.reversed().prefix(while: isMark).count)
             for front in 0...leading {
                 for back in 0...trailing where front + back > 0 && front + back < run.count {
-                    readings.append(
-                        Reading(
-                            form: .android, digits: Array(run.dropFirst(front).dropLast(back)),
-                            repairs: (stray > 0 ? [.strayInvisibles(stray)] : []) + [.insertedMarks(front + back)]))
+                    if let found = attempt(Array(run.dropFirst(front).dropLast(back)), strayRepairs + [.insertedMarks(front + back)]) {
+                        return found
+                    }
                 }
             }
             // An iOS run short enough to have no U+2061/U+2063.
-            readings.append(
-                Reading(
-                    form: .ios, digits: invisible.filter { !androidOnly.contains($0) },
-                    repairs: marks > 0 ? [.insertedMarks(marks)] : []))
-        }
-        var failure: OfflineError?
-        for reading in readings {
-            do {
-                return try decode(reading)
-            } catch {
-                if failure == nil || failure?.code == .notCompressed { failure = error }
-            }
+            if let found = attempt(iOSReading(), markRepairs) { return found }
         }
         // Android's table needs U+200E/U+200F for nibbles 5 and 6, one nibble in eight: a
         // long run without any lost them to an app that strips direction marks.
-        if marks == 0, invisible.count >= 64, !invisible.contains(where: { iOSOnly.contains($0) }) {
+        if marks == 0, scan.count >= 64, !scan.hasIOSOnly {
             throw OfflineError(.hiddenTextStripped, "U+200E/U+200F")
         }
         if let failure, failure.code == .malformedEnvelope { throw failure }
         throw OfflineError(.hiddenTextDamaged, "hidden text")
     }
 
-    private static func decode(_ reading: Reading) throws(OfflineError) -> Found {
-        let values = reading.form == .android ? androidValues : iOSValues
-        var nibbles = reading.digits.map { values[$0]! }
-        var repairs = reading.repairs
-        if nibbles.count % 2 == 1 {
-            nibbles.insert(0, at: 0)
-            repairs.append(.oddNibbleCount)
-        }
-        var bytes = [UInt8](repeating: 0, count: nibbles.count / 2)
-        for index in bytes.indices {
-            bytes[index] = nibbles[2 * index] << 4 | nibbles[2 * index + 1]
+    /// Nibbles (0…15) to bytes, inflated, abbreviations restored, parsed.
+    private static func decode(_ nibbles: [Int8], repairs: [Repair]) throws(OfflineError) -> Found {
+        var repairs = repairs
+        let odd = nibbles.count % 2
+        if odd == 1 { repairs.append(.oddNibbleCount) }
+        // An odd count reads as if a zero nibble came first, as Android's BigInteger does.
+        var bytes = [UInt8](repeating: 0, count: (nibbles.count + odd) / 2)
+        nibbles.withUnsafeBufferPointer { nibbles in
+            var source = 0
+            if odd == 1 {
+                bytes[0] = UInt8(nibbles[0])
+                source = 1
+            }
+            for index in odd..<bytes.count {
+                bytes[index] = UInt8(nibbles[source]) << 4 | UInt8(nibbles[source + 1])
+                source += 2
+            }
         }
         var json: [UInt8]
         do {
@@ -202,18 +359,6 @@ extension PasteReader {
         json = FairyTale.expand(json, form: form)
         let parsed = try OfflineEnvelope.parse(json: json)
         return Found(envelope: parsed.envelope, form: parsed.form, encoding: .fairytale, repairs: repairs)
-    }
-
-    /// The longest stretch of adjacent table characters.
-    private static func longestRun(_ scalars: [Unicode.Scalar]) -> [Unicode.Scalar] {
-        var best: Range<Int> = 0..<0
-        var start = 0
-        for index in 0...scalars.count {
-            if index < scalars.count, allDigits.contains(scalars[index]) { continue }
-            if index - start > best.count { best = start..<index }
-            start = index + 1
-        }
-        return Array(scalars[best])
     }
 }
 
@@ -248,7 +393,9 @@ extension PasteReader {
     }
 
     private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        if allDigits.contains(scalar) { return true }
+        // ASCII first: most pastes are, and Unicode properties cost a table lookup.
+        if scalar.value < 0x80 { return (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F }
+        if isDigit(scalar) { return true }
         switch scalar.properties.generalCategory {
         case .format, .control: return scalar != "\t"
         default: return false

@@ -64,78 +64,138 @@ extension OfflineEnvelope {
         }
     }
 
-    /// The Android form: compact, positional.
-    public func androidJSON() -> String {
-        let response: JSONValue = preKeyResponse.map { response in
-            .array([
-                .array(response.devices.map { device in
-                    .array([
-                        .integer(device.deviceID),
-                        device.preKey.map { .array([.integer($0.keyID), .string(EnvelopeBase64.unpadded($0.publicKey))]) }
-                            ?? .null,
-                        .integer(device.registrationID),
-                        .array([
-                            .integer(device.signedPreKey.keyID), .string(EnvelopeBase64.unpadded(device.signedPreKey.publicKey)),
-                            .string(EnvelopeBase64.unpadded(device.signedPreKey.signature)),
-                        ]),
-                    ])
-                }),
-                .object(JSONObject([("publicKey", .string(EnvelopeBase64.unpadded(response.identityKey)))])),
-                response.kyberPreKeyID.map(JSONValue.integer) ?? .null,
-                response.kyberPublicKey.map { .string(EnvelopeBase64.padded($0)) } ?? .null,
-                response.kyberSignature.map { .string(EnvelopeBase64.padded($0)) } ?? .null,
-            ])
-        } ?? .null
-        return JSONValue.array([
-            ciphertext.map { .string(EnvelopeBase64.padded($0)) } ?? .null,
-            .integer(ciphertextType),
-            .integer(deviceID),
-            response,
-            .string(address),
-            .number(String(timestamp)),
-        ]).jsonText
+    /// The envelope's JSON in `form`, as UTF-8 bytes.
+    package func jsonBytes(_ form: Form) -> [UInt8] {
+        switch form {
+        case .android: androidJSONBytes().bytes
+        case .ios: iOSJSONBytes().bytes
+        }
     }
 
-    /// The iOS form: compact, keyed, absent values left out, `/` escaped as `\/`.
-    public func iOSJSON() -> String {
-        var fields: [(String, JSONValue)] = []
+    /// The Android form: compact, positional.
+    ///
+    /// Written straight into bytes (no JSON tree): every message is written once, and this
+    /// is on its way to the messenger. The vector file checks it byte for byte.
+    public func androidJSON() -> String { androidJSONBytes().text }
+
+    private func androidJSONBytes() -> JSONBytes {
+        var out = JSONBytes(capacity: 64 + (ciphertext?.count ?? 0) * 4 / 3 + (preKeyResponse == nil ? 0 : 2_400))
+        out.raw("[")
+        if let ciphertext { out.base64(ciphertext, padded: true) } else { out.raw("null") }
+        out.raw(",")
+        out.integer(ciphertextType)
+        out.raw(",")
+        out.integer(deviceID)
+        out.raw(",")
         if let response = preKeyResponse {
-            var responseFields: [(String, JSONValue)] = [
-                ("identityKey", .string(EnvelopeBase64.padded(response.identityKey))),
-                ("devices", .array(response.devices.map { device in
-                    var deviceFields: [(String, JSONValue)] = [
-                        ("deviceId", .integer(device.deviceID)),
-                        ("registrationId", .integer(device.registrationID)),
-                        ("signedPreKey", .object(JSONObject([
-                            ("keyId", .integer(device.signedPreKey.keyID)),
-                            ("publicKey", .string(EnvelopeBase64.padded(device.signedPreKey.publicKey))),
-                            ("signature", .string(EnvelopeBase64.padded(device.signedPreKey.signature))),
-                        ]))),
-                    ]
-                    if let preKey = device.preKey {
-                        deviceFields.append(("preKey", .object(JSONObject([
-                            ("keyId", .integer(preKey.keyID)), ("publicKey", .string(EnvelopeBase64.padded(preKey.publicKey))),
-                        ]))))
-                    }
-                    return .object(JSONObject(deviceFields))
-                })),
-            ]
-            if let key = response.kyberPublicKey { responseFields.append(("kyberPubKey", .string(EnvelopeBase64.padded(key)))) }
-            if let id = response.kyberPreKeyID { responseFields.append(("kyberPreKeyId", .integer(id))) }
-            if let signature = response.kyberSignature {
-                responseFields.append(("kyberSignature", .string(EnvelopeBase64.padded(signature))))
+            out.raw("[[")
+            for (index, device) in response.devices.enumerated() {
+                if index > 0 { out.raw(",") }
+                out.raw("[")
+                out.integer(device.deviceID)
+                out.raw(",")
+                if let preKey = device.preKey {
+                    out.raw("[")
+                    out.integer(preKey.keyID)
+                    out.raw(",")
+                    out.base64(preKey.publicKey, padded: false)
+                    out.raw("]")
+                } else {
+                    out.raw("null")
+                }
+                out.raw(",")
+                out.integer(device.registrationID)
+                out.raw(",[")
+                out.integer(device.signedPreKey.keyID)
+                out.raw(",")
+                out.base64(device.signedPreKey.publicKey, padded: false)
+                out.raw(",")
+                out.base64(device.signedPreKey.signature, padded: false)
+                out.raw("]]")
             }
-            fields.append(("preKeyResponse", .object(JSONObject(responseFields))))
+            out.raw("],{\"publicKey\":")
+            out.base64(response.identityKey, padded: false)
+            out.raw("},")
+            if let id = response.kyberPreKeyID { out.integer(id) } else { out.raw("null") }
+            out.raw(",")
+            if let key = response.kyberPublicKey { out.base64(key, padded: true) } else { out.raw("null") }
+            out.raw(",")
+            if let signature = response.kyberSignature { out.base64(signature, padded: true) } else { out.raw("null") }
+            out.raw("]")
+        } else {
+            out.raw("null")
         }
-        if let ciphertext { fields.append(("ciphertextMessage", .string(EnvelopeBase64.padded(ciphertext)))) }
-        fields += [
-            ("ciphertextType", .integer(ciphertextType)),
-            ("timestamp", .number(String(timestamp))),
-            ("signalProtocolAddressName", .string(address)),
-            ("deviceId", .integer(deviceID)),
-        ]
-        // `/` occurs only inside strings (base64), so escaping every one is exact.
-        return JSONValue.object(JSONObject(fields)).jsonText.replacingSlashes()
+        out.raw(",")
+        out.string(address)
+        out.raw(",")
+        out.integer64(timestamp)
+        out.raw("]")
+        return out
+    }
+
+    /// The iOS form: compact, keyed, absent values left out, `/` escaped as `\/` (Apple's
+    /// `JSONEncoder`), keys in the port's order.
+    public func iOSJSON() -> String { iOSJSONBytes().text }
+
+    private func iOSJSONBytes() -> JSONBytes {
+        var out = JSONBytes(capacity: 160 + (ciphertext?.count ?? 0) * 4 / 3 + (preKeyResponse == nil ? 0 : 2_600), escapeSlashes: true)
+        out.raw("{")
+        if let response = preKeyResponse {
+            out.raw("\"preKeyResponse\":{\"identityKey\":")
+            out.base64(response.identityKey, padded: true)
+            out.raw(",\"devices\":[")
+            for (index, device) in response.devices.enumerated() {
+                if index > 0 { out.raw(",") }
+                out.raw("{\"deviceId\":")
+                out.integer(device.deviceID)
+                out.raw(",\"registrationId\":")
+                out.integer(device.registrationID)
+                out.raw(",\"signedPreKey\":{\"keyId\":")
+                out.integer(device.signedPreKey.keyID)
+                out.raw(",\"publicKey\":")
+                out.base64(device.signedPreKey.publicKey, padded: true)
+                out.raw(",\"signature\":")
+                out.base64(device.signedPreKey.signature, padded: true)
+                out.raw("}")
+                if let preKey = device.preKey {
+                    out.raw(",\"preKey\":{\"keyId\":")
+                    out.integer(preKey.keyID)
+                    out.raw(",\"publicKey\":")
+                    out.base64(preKey.publicKey, padded: true)
+                    out.raw("}")
+                }
+                out.raw("}")
+            }
+            out.raw("]")
+            if let key = response.kyberPublicKey {
+                out.raw(",\"kyberPubKey\":")
+                out.base64(key, padded: true)
+            }
+            if let id = response.kyberPreKeyID {
+                out.raw(",\"kyberPreKeyId\":")
+                out.integer(id)
+            }
+            if let signature = response.kyberSignature {
+                out.raw(",\"kyberSignature\":")
+                out.base64(signature, padded: true)
+            }
+            out.raw("},")
+        }
+        if let ciphertext {
+            out.raw("\"ciphertextMessage\":")
+            out.base64(ciphertext, padded: true)
+            out.raw(",")
+        }
+        out.raw("\"ciphertextType\":")
+        out.integer(ciphertextType)
+        out.raw(",\"timestamp\":")
+        out.integer64(timestamp)
+        out.raw(",\"signalProtocolAddressName\":")
+        out.string(address)
+        out.raw(",\"deviceId\":")
+        out.integer(deviceID)
+        out.raw("}")
+        return out
     }
 
     // MARK: - Reading the Android form
@@ -300,21 +360,17 @@ private enum FieldValue {
     }
 }
 
-/// Base64 as the envelopes use it: standard alphabet, padded or not.
+/// Reading base64 as the envelopes use it: standard alphabet, padded or not (writing is
+/// ``JSONBytes/base64(_:padded:)``).
 enum EnvelopeBase64 {
-    /// With `=` padding.
-    static func padded(_ bytes: [UInt8]) -> String { Base64.encodeString(bytes) }
-
-    /// Without padding.
-    static func unpadded(_ bytes: [UInt8]) -> String {
-        var text = Base64.encode(bytes)
-        while text.last == UInt8(ascii: "=") { text.removeLast() }
-        return String(decoding: text, as: UTF8.self)
-    }
-
     /// Decodes canonical base64 with or without its padding; `nil` for anything else.
     static func decode(_ text: String) -> [UInt8]? {
-        var bytes = Array(text.utf8)
+        decode(bytes: Array(text.utf8))
+    }
+
+    /// ``decode(_:)`` over the text's UTF-8.
+    static func decode(bytes: [UInt8]) -> [UInt8]? {
+        var bytes = bytes
         switch bytes.count % 4 {
         case 0: break
         case 2: bytes += [UInt8(ascii: "="), UInt8(ascii: "=")]
@@ -325,15 +381,53 @@ enum EnvelopeBase64 {
     }
 }
 
-extension String {
-    /// Every `/` as `\/` (the iOS port's `JSONEncoder` output).
-    fileprivate func replacingSlashes() -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(utf8.count + 16)
-        for byte in utf8 {
-            if byte == UInt8(ascii: "/") { out.append(UInt8(ascii: "\\")) }
-            out.append(byte)
-        }
-        return String(decoding: out, as: UTF8.self)
+/// JSON text written straight into bytes: literal pieces, integers, base64 strings (which
+/// need no escaping but `/` in the iOS form) and escaped strings.
+struct JSONBytes {
+    private(set) var bytes: [UInt8] = []
+    let escapeSlashes: Bool
+
+    init(capacity: Int, escapeSlashes: Bool = false) {
+        bytes.reserveCapacity(capacity)
+        self.escapeSlashes = escapeSlashes
     }
+
+    /// A literal piece of JSON (ASCII, written as is).
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func integer(_ value: Int) { bytes.append(contentsOf: String(value).utf8) }
+
+    mutating func integer64(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+
+    /// `"base64"`, padded or not; `/` as `\/` when escaping slashes.
+    mutating func base64(_ data: [UInt8], padded: Bool) {
+        bytes.append(UInt8(ascii: "\""))
+        let start = bytes.count
+        Base64.encode(data, into: &bytes)
+        if !padded {
+            while bytes.count > start, bytes.last == UInt8(ascii: "=") { bytes.removeLast() }
+        }
+        if escapeSlashes, bytes[start...].contains(UInt8(ascii: "/")) {
+            let encoded = Array(bytes[start...])
+            bytes.removeSubrange(start...)
+            for byte in encoded {
+                if byte == UInt8(ascii: "/") { bytes.append(UInt8(ascii: "\\")) }
+                bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A string, escaped as JSON requires (and `/` as `\/` when escaping slashes).
+    mutating func string(_ value: String) {
+        let escaped = JSONValue.string(value).jsonText
+        for byte in escaped.utf8 {
+            if escapeSlashes, byte == UInt8(ascii: "/") { bytes.append(UInt8(ascii: "\\")) }
+            bytes.append(byte)
+        }
+    }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
 }
