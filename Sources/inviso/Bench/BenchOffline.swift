@@ -52,16 +52,7 @@ struct BenchOffline: ParsableCommand {
         let pair = try SessionPair.established()
         let bytes = Array(plaintext.utf8)
         let baseline = BenchOperation(workPerCall: 1) { count in
-            do {
-                for _ in 0..<count {
-                    let message = try SessionCipher.encrypt(bytes, for: pair.bobAddress, store: &pair.alice)
-                    let parsed = try SignalMessage(serialized: message.serialized)
-                    let opened = try SessionCipher.decrypt(parsed, from: pair.aliceAddress, store: &pair.bob, using: &pair.random)
-                    consume(opened[99])
-                }
-            } catch {
-                fatalError("Signal message failed in the benchmark: \(error)")
-            }
+            for _ in 0..<count { consume(pair.roundTrip(bytes)) }
         }
         let rates = options.compare(ours: ours, baseline: baseline)
         return BenchResult(name: name, value: rates.ours, unit: "messages/s", baseline: rates.baseline, ratio: rates.ratio)

@@ -87,16 +87,7 @@ struct BenchSignal: ParsableCommand {
         let pair = try SessionPair.established()
         let plaintext = [UInt8](repeating: 0x61, count: 100)
         let ours = BenchOperation(workPerCall: 1) { count in
-            do {
-                for _ in 0..<count {
-                    let message = try SessionCipher.encrypt(plaintext, for: pair.bobAddress, store: &pair.alice)
-                    let parsed = try SignalMessage(serialized: message.serialized)
-                    let opened = try SessionCipher.decrypt(parsed, from: pair.aliceAddress, store: &pair.bob, using: &pair.random)
-                    consume(opened[99])
-                }
-            } catch {
-                fatalError("Signal message failed in the benchmark: \(error)")
-            }
+            for _ in 0..<count { consume(pair.roundTrip(plaintext)) }
         }
         // The MAC covers both identity keys, the version byte and the protobuf: size it like ours.
         let sample = try SessionCipher.encrypt(plaintext, for: pair.bobAddress, store: &pair.alice)
@@ -143,6 +134,18 @@ final class SessionPair {
     private init(alice: InMemorySignalProtocolStore, bob: InMemorySignalProtocolStore) {
         self.alice = alice
         self.bob = bob
+    }
+
+    /// Alice encrypts `plaintext`, Bob parses and decrypts it; returns its last byte.
+    func roundTrip(_ plaintext: [UInt8]) -> UInt8 {
+        do {
+            let message = try SessionCipher.encrypt(plaintext, for: bobAddress, store: &alice)
+            let parsed = try SignalMessage(serialized: message.serialized)
+            let opened = try SessionCipher.decrypt(parsed, from: aliceAddress, store: &bob, using: &random)
+            return opened[opened.count - 1]
+        } catch {
+            fatalError("Signal message failed in the benchmark: \(error)")
+        }
     }
 
     static func established() throws -> SessionPair {
