@@ -2,16 +2,18 @@
 /// Tale table, and the damage copy and paste does on the way.
 ///
 /// ```
-/// paste ──► ≥ 16 table characters? ──yes──► Fairy Tale: table, run, nibbles, inflate, expand
-///              │ no (or it failed)
-///              ├──► raw: a '[' or '{' … the last matching closer, whitespace removed
-///              └──► base64: runs of the alphabet (whitespace inside joined) decoding to '[' or '{'
+/// paste ──► exactly JSON or one line of base64? ──yes──► read straight from its UTF-8
+///   │ no
+///   └──► ≥ 16 table characters? ──yes──► Fairy Tale: table, run, nibbles, inflate, expand
+///          │ no (or it failed)
+///          ├──► raw: a '[' or '{' … the last matching closer, whitespace removed
+///          └──► base64: runs of the alphabet (whitespace inside joined) decoding to '[' or '{'
 /// ```
 ///
 /// Before raw and base64 are tried, e-mail quote markers (`>` at the start of a line) and
 /// invisible characters are dropped. What was repaired is reported (``Repair``); when
 /// nothing decodes, the error says why and what to do, never a guess at a message.
-/// Work is bounded: at most 512 KiB of text, 16 raw starts, 256 base64 candidates.
+/// Work is bounded: at most 512 KiB of text, 16 raw starts, 64 base64 candidates.
 public enum PasteReader {
     /// The longest paste read, in UTF-8 bytes (a Fairy Tale invite is about 11 KB).
     public static let maxTextByteCount = 512 * 1024
