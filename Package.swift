@@ -80,7 +80,6 @@ let package = Package(
             dependencies: [
                 "InvisoCrypto", "InvisoWire", "InvisoSignal", "InvisoStore", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
         ),

@@ -1,5 +1,4 @@
 import Crypto
-import CryptoExtras
 import Foundation
 public import InvisoStore
 
@@ -123,20 +122,16 @@ public enum OfflineBackup {
         return (OfflineBook(account: account, contacts: contacts), history)
     }
 
-    /// scrypt over the NFC-normalised UTF-8 bytes of `passphrase`.
+    /// scrypt over the passphrase (InvisoStore's derivation, NFC-normalised UTF-8).
     private static func derive(
         _ passphrase: String, salt: [UInt8], logN: Int, blockSize: Int, parallelism: Int
     ) throws(OfflineError) -> SymmetricKey {
         guard !passphrase.isEmpty else { throw OfflineError(.wrongPassphrase, "empty passphrase") }
-        var bytes = Array(passphrase.precomposedStringWithCanonicalMapping.utf8)
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        do {
-            return try KDF.Scrypt.deriveKey(
-                from: bytes, salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: blockSize,
-                parallelism: parallelism)
-        } catch {
+        let parameters = ScryptParameters(logN: logN, blockSize: blockSize, parallelism: parallelism)
+        guard let key = parameters.deriveKey(from: passphrase, salt: salt) else {
             throw OfflineError(.notABackup, "scrypt parameters")
         }
+        return key
     }
 }
 

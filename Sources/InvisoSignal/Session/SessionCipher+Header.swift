@@ -17,38 +17,55 @@ extension SessionCipher {
     ///   missing while its signed pre-key is there gives `false`: this is for stores that
     ///   keep those keys as long as their signed pre-key (the offline book does; a store
     ///   that deletes one-time keys on use would see its peer's repeated headers refused).
-    /// - Throws: A store error.
+    /// - Throws: A store error (any other failure is `false`).
     package static func headerAuthenticates(
         _ message: PreKeySignalMessage, store: some SignalProtocolStore
     ) throws -> Bool? {
-        guard let signedPreKey = try store.loadSignedPreKey(id: message.signedPreKeyID) else { return nil }
-        var oneTime: ECKeyPair?
-        if let id = message.preKeyID {
-            guard let record = try store.loadPreKey(id: id) else { return false }
-            oneTime = record.keyPair
-        }
-        var kyberSecret: SecretBytes?
-        if message.messageVersion >= 4 {
-            guard let id = message.kyberPreKeyID, let ciphertext = message.kyberCiphertext else { return false }
-            guard let kyberRecord = try store.loadKyberPreKey(id: id) else { return false }
-            do {
-                kyberSecret = try kyberRecord.keyPair.privateKey.decapsulate(ciphertext)
-            } catch {
-                return false
-            }
-        }
         do {
-            var state = try SessionInitialization.initializeBob(
-                .init(
-                    ourIdentity: try store.identityKeyPair(), ourSignedPreKey: signedPreKey.keyPair,
-                    ourOneTimePreKey: oneTime, theirIdentity: message.identityKey, theirBaseKey: message.baseKey,
-                    kyberSharedSecret: kyberSecret))
+            var state = try bobState(for: message, store: store)
             // The generator only makes the ratchet key of a state that is thrown away.
             var generator = SystemRandomNumberGenerator()
             _ = try state.decrypt(message.message, using: &generator)
             return true
-        } catch {
-            return false
+        } catch let error as SignalError {
+            return error.code == .invalidSignedPreKeyID ? nil : false
         }
+    }
+
+    /// The receiving side's new session from a pre-key message: our signed, one-time and
+    /// (version 4) Kyber pre-keys it names, its base key, identity key and Kyber ciphertext.
+    /// Nothing is stored; the registration ids are left for the caller.
+    ///
+    /// - Throws: ``SignalError/invalidSignedPreKeyID``, ``SignalError/invalidPreKeyID``,
+    ///   ``SignalError/invalidKyberPreKeyID`` for a pre-key we do not have,
+    ///   ``SignalError/invalidMessage`` for a Kyber ciphertext that does not decapsulate,
+    ///   the errors of the key agreement, or a store error.
+    static func bobState(for message: PreKeySignalMessage, store: some SignalProtocolStore) throws -> SessionState {
+        guard let signedPreKey = try store.loadSignedPreKey(id: message.signedPreKeyID) else {
+            throw SignalError(.invalidSignedPreKeyID)
+        }
+        var oneTime: ECKeyPair?
+        if let id = message.preKeyID {
+            guard let record = try store.loadPreKey(id: id) else { throw SignalError(.invalidPreKeyID) }
+            oneTime = record.keyPair
+        }
+        var kyberSecret: SecretBytes?
+        if message.messageVersion >= 4 {
+            guard let id = message.kyberPreKeyID, let ciphertext = message.kyberCiphertext,
+                let kyberRecord = try store.loadKyberPreKey(id: id)
+            else {
+                throw SignalError(.invalidKyberPreKeyID)
+            }
+            do {
+                kyberSecret = try kyberRecord.keyPair.privateKey.decapsulate(ciphertext)
+            } catch {
+                throw SignalError(.invalidMessage, "Kyber ciphertext")
+            }
+        }
+        return try SessionInitialization.initializeBob(
+            .init(
+                ourIdentity: try store.identityKeyPair(), ourSignedPreKey: signedPreKey.keyPair,
+                ourOneTimePreKey: oneTime, theirIdentity: message.identityKey, theirBaseKey: message.baseKey,
+                kyberSharedSecret: kyberSecret))
     }
 }

@@ -73,34 +73,9 @@ public enum SessionCipher {
         var usedPreKeyID: UInt32?
         var usedKyberPreKeyID: UInt32?
         if !record.promoteMatching(version: message.messageVersion, aliceBaseKey: message.baseKey) {
-            guard let signedPreKey = try store.loadSignedPreKey(id: message.signedPreKeyID) else {
-                throw SignalError(.invalidSignedPreKeyID)
-            }
-            var oneTime: ECKeyPair?
-            if let id = message.preKeyID {
-                guard let record = try store.loadPreKey(id: id) else { throw SignalError(.invalidPreKeyID) }
-                oneTime = record.keyPair
-                usedPreKeyID = id
-            }
-            var kyberSecret: SecretBytes?
-            if message.messageVersion >= 4 {
-                guard let id = message.kyberPreKeyID, let ciphertext = message.kyberCiphertext,
-                    let kyberRecord = try store.loadKyberPreKey(id: id)
-                else {
-                    throw SignalError(.invalidKyberPreKeyID)
-                }
-                do {
-                    kyberSecret = try kyberRecord.keyPair.privateKey.decapsulate(ciphertext)
-                } catch {
-                    throw SignalError(.invalidMessage, "Kyber ciphertext")
-                }
-                usedKyberPreKeyID = id
-            }
-            var state = try SessionInitialization.initializeBob(
-                .init(
-                    ourIdentity: try store.identityKeyPair(), ourSignedPreKey: signedPreKey.keyPair,
-                    ourOneTimePreKey: oneTime, theirIdentity: message.identityKey, theirBaseKey: message.baseKey,
-                    kyberSharedSecret: kyberSecret))
+            var state = try bobState(for: message, store: store)
+            usedPreKeyID = message.preKeyID
+            usedKyberPreKeyID = message.messageVersion >= 4 ? message.kyberPreKeyID : nil
             state.localRegistrationID = try store.localRegistrationID()
             state.remoteRegistrationID = message.registrationID
             record.promote(state)

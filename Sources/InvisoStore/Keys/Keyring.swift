@@ -1,4 +1,3 @@
-import CryptoExtras
 import Crypto
 import Foundation
 import GRDB
@@ -140,16 +139,10 @@ extension Keyring {
     private static func derive(
         _ passphrase: String, salt: Data, parameters: ScryptParameters
     ) throws(StoreError) -> SymmetricKey {
-        var bytes = Array(passphrase.precomposedStringWithCanonicalMapping.utf8)
-        defer { for index in bytes.indices { bytes[index] = 0 } }
-        do {
-            return try KDF.Scrypt.deriveKey(
-                from: bytes, salt: salt, outputByteCount: 32, rounds: 1 << parameters.logN,
-                blockSize: parameters.blockSize, parallelism: parameters.parallelism
-            )
-        } catch {
+        guard let key = parameters.deriveKey(from: passphrase, salt: Array(salt)) else {
             throw StoreError(.corrupt, "deriving the master key (scrypt parameters)")
         }
+        return key
     }
 
     private static func checked(_ key: SymmetricKey) throws(StoreError) -> SymmetricKey {

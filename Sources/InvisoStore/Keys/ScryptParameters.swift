@@ -1,3 +1,7 @@
+package import Crypto
+import CryptoExtras
+import Foundation
+
 /// The scrypt cost parameters that turn a passphrase into the store's master key.
 ///
 /// A new store always uses ``standard`` (N = 2^15, r = 8, p = 1: about 80 ms and 32 MiB
@@ -11,7 +15,8 @@ public struct ScryptParameters: Sendable, Hashable {
     /// The parallelism p.
     public let parallelism: Int
 
-    init(logN: Int, blockSize: Int, parallelism: Int) {
+    /// Parameters as read back from a keyring row or a backup header (check them before use).
+    package init(logN: Int, blockSize: Int, parallelism: Int) {
         self.logN = logN
         self.blockSize = blockSize
         self.parallelism = parallelism
@@ -33,5 +38,16 @@ public struct ScryptParameters: Sendable, Hashable {
     /// (bounds a tampered `keyring` row: scrypt here may use at most 65 MiB).
     var isAcceptable: Bool {
         (1...20).contains(logN) && (1...16).contains(blockSize) && (1...4).contains(parallelism)
+    }
+
+    /// A 32-byte key: scrypt at these parameters over the NFC-normalised UTF-8 bytes of
+    /// `passphrase` (so the same passphrase typed on another system gives the same key).
+    /// The passphrase's bytes are overwritten afterwards. `nil` when scrypt refuses the
+    /// parameters.
+    package func deriveKey(from passphrase: String, salt: [UInt8]) -> SymmetricKey? {
+        var bytes = Array(passphrase.precomposedStringWithCanonicalMapping.utf8)
+        defer { for index in bytes.indices { bytes[index] = 0 } }
+        return try? KDF.Scrypt.deriveKey(
+            from: bytes, salt: salt, outputByteCount: 32, rounds: 1 << logN, blockSize: blockSize, parallelism: parallelism)
     }
 }
