@@ -24,11 +24,7 @@ struct EncodingTests {
     }
 
     static let vectors: [Vector] = {
-        guard let url = Bundle.module.url(forResource: "offline-vectors", withExtension: "json", subdirectory: "Resources"),
-            let data = try? Data(contentsOf: url),
-            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let items = root["encodings"] as? [[String: Any]]
-        else { return [] }
+        let items = OfflineVectorFile.section("encodings")
         let envelopes = Dictionary(uniqueKeysWithValues: EnvelopeTests.vectors.map { ($0.name, $0.envelope) })
         return items.compactMap { item in
             guard let name = item["name"] as? String, let form = (item["form"] as? String).flatMap(OfflineEnvelope.Form.init),

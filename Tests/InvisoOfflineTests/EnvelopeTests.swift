@@ -19,11 +19,7 @@ struct EnvelopeTests {
     }
 
     static let vectors: [Vector] = {
-        guard let url = Bundle.module.url(forResource: "offline-vectors", withExtension: "json", subdirectory: "Resources"),
-            let data = try? Data(contentsOf: url),
-            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let items = root["vectors"] as? [[String: Any]]
-        else { return [] }
+        let items = OfflineVectorFile.section("vectors")
         return items.compactMap { item in
             guard let name = item["name"] as? String, let form = (item["form"] as? String).flatMap(OfflineEnvelope.Form.init),
                 let kind = (item["kind"] as? String).flatMap(OfflineEnvelope.Kind.init), let json = item["json"] as? String,

@@ -17,11 +17,7 @@ struct RawDeflateTests {
     }
 
     static let vectors: [Vector] = {
-        guard let url = Bundle.module.url(forResource: "offline-vectors", withExtension: "json", subdirectory: "Resources"),
-            let data = try? Data(contentsOf: url),
-            let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let items = root["deflate"] as? [[String: Any]]
-        else { return [] }
+        let items = OfflineVectorFile.section("deflate")
         return items.compactMap { item in
             guard let name = item["name"] as? String, let level = item["level"] as? Int, let input = item["input"] as? String,
                 let output = (item["output"] as? String).flatMap(Hex.decode)

@@ -1,3 +1,4 @@
+import InvisoCrypto
 public import InvisoSignal
 
 /// One offline account: a Signal identity, a registration id, an address name (a UUID)
@@ -122,11 +123,8 @@ public struct OfflineAccount: Sendable {
         var bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
-        let hex = bytes.map { byte -> String in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]])
-        }
-        return [hex[0..<4], hex[4..<6], hex[6..<8], hex[8..<10], hex[10..<16]].map { $0.joined() }.joined(separator: "-")
+        let hex = Array(Hex.encode(bytes))
+        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }.joined(separator: "-")
     }
 }
 

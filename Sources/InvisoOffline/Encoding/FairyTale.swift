@@ -47,9 +47,6 @@ public enum FairyTale {
     /// The DEFLATE level each app compresses with: Android 9, iOS 5.
     static func level(_ form: OfflineEnvelope.Form) -> Int32 { form == .android ? 9 : 5 }
 
-    /// The table of a form.
-    static func digits(_ form: OfflineEnvelope.Form) -> [Unicode.Scalar] { form == .android ? androidDigits : iOSDigits }
-
     /// Decoy sentences, our own, in the manner of the Grimms' tales the apps quote. None
     /// contains an invisible or control character (Android's decoder looks for those).
     public static let coverSentences: [String] = [

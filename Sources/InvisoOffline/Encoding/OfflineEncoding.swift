@@ -19,7 +19,7 @@ public enum OfflineEncoding: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .raw: envelope.json(form)
         case .fairytale: FairyTale.encode(envelope, form: form, cover: cover)
-        case .base64: Base64.encodeString(Array(envelope.json(form).utf8))
+        case .base64: Base64.encodeString(envelope.jsonBytes(form))
         }
     }
 

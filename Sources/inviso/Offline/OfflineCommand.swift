@@ -74,6 +74,16 @@ struct OfflineOptions: ParsableArguments {
         }
     }
 
+    /// Prints the outcome of a command that has nothing else to show: a sentence, or with
+    /// `--json` `{"event":EVENT,"result":…}`.
+    func report(event: String, _ text: String) {
+        if json {
+            JSONLines.emit(["event": .string(event), "result": .string(text)])
+        } else {
+            print(text.prefix(1).uppercased() + text.dropFirst() + ".")
+        }
+    }
+
     /// A sentence for any error an offline command meets.
     static func explain(_ error: any Error) -> String {
         switch error {

@@ -71,15 +71,16 @@ struct OfflineContacts: ParsableCommand {
             case "rename":
                 let (old, new) = (try argument(0, "OLD and NEW names"), try argument(1, "a NEW name"))
                 try store.update { book, _ throws(OfflineError) in try book.rename(old, to: new) }
-                report("renamed \(old) to \(new)")
+                options.report(event: "done", "renamed \(old) to \(new)")
             case "delete":
                 let name = try argument(0, "a NAME")
                 try store.update { book, _ throws(OfflineError) in _ = try book.delete(name) }
-                report("deleted \(name), its session and its history")
+                options.report(event: "done", "deleted \(name), its session and its history")
             case "trust":
                 let name = try argument(0, "a NAME")
                 let changed = try store.update { book, _ throws(OfflineError) in try book.trust(name) }
-                report(
+                options.report(
+                    event: "done",
                     changed
                         ? "now trusting \(name)'s new key: open their text again, and compare the new safety number"
                         : "\(name)'s key has not changed: nothing to trust")
@@ -88,7 +89,9 @@ struct OfflineContacts: ParsableCommand {
                 let value = try argument(1, "a lifetime (1h, 6h, 1d, 7d, 30d or off)")
                 let lifetime = try Self.lifetime(value)
                 try store.update { book, _ throws(OfflineError) in try book.setLifetime(lifetime, for: name) }
-                report(lifetime.map { "messages with \(name) are now deleted after \(Self.duration($0))" } ?? "messages with \(name) are kept")
+                options.report(
+                    event: "done",
+                    lifetime.map { "messages with \(name) are now deleted after \(Self.duration($0))" } ?? "messages with \(name) are kept")
             default:
                 throw CLIError("unknown contacts action \(action): use list, show, rename, delete, verify, trust or lifetime")
             }
@@ -103,14 +106,6 @@ struct OfflineContacts: ParsableCommand {
             "lifetime": contact.lifetime.map { .int(Int($0 / 1000)) } ?? .null,
             "safetyNumber": safetyNumber.map { .string($0) } ?? .null,
         ])
-    }
-
-    private func report(_ text: String) {
-        if options.json {
-            JSONLines.emit(["event": .string("done"), "result": .string(text)])
-        } else {
-            print(text.prefix(1).uppercased() + text.dropFirst() + ".")
-        }
     }
 
     /// A lifetime in milliseconds (`nil` for off).
@@ -246,7 +241,7 @@ struct OfflineReset: ParsableCommand {
     func run() throws {
         try options.run {
             guard options.storeExists else {
-                report("nothing to erase in \(options.directory.path)")
+                options.report(event: "reset", "nothing to erase in \(options.directory.path)")
                 return
             }
             if !yes {
@@ -259,15 +254,7 @@ struct OfflineReset: ParsableCommand {
             } catch {
                 throw CLIError("could not erase \(options.directory.path): \(error)")
             }
-            report("erased the offline account in \(options.directory.path)")
-        }
-    }
-
-    private func report(_ text: String) {
-        if options.json {
-            JSONLines.emit(["event": .string("reset"), "result": .string(text)])
-        } else {
-            print(text.prefix(1).uppercased() + text.dropFirst() + ".")
+            options.report(event: "reset", "erased the offline account in \(options.directory.path)")
         }
     }
 }
