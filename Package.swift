@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "InvisoServer", targets: ["InvisoServer"]),
         .library(name: "InvisoStore", targets: ["InvisoStore"]),
         .library(name: "InvisoOffline", targets: ["InvisoOffline"]),
+        .library(name: "InvisoNearby", targets: ["InvisoNearby"]),
         .executable(name: "inviso", targets: ["inviso"]),
     ],
     dependencies: [
@@ -82,6 +83,22 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming
+        ),
+        // dns_sd.h: Apple's (libSystem) or avahi's compatibility library on Linux. No
+        // pkgConfig: avahi's .pc adds -D_REENTRANT, a flag SwiftPM refuses from a
+        // dependency's pkg-config; the header is at /usr/include/dns_sd.h on Debian.
+        .systemLibrary(
+            name: "CDNSSD",
+            providers: [.apt(["libavahi-compat-libdnssd-dev"])]
+        ),
+        .target(
+            name: "InvisoNearby",
+            dependencies: [
+                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "CDNSSD",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: upcoming,
+            linkerSettings: [.linkedLibrary("dns_sd", .when(platforms: [.linux]))]
         ),
         .target(
             name: "InvisoMesh",
@@ -287,6 +304,11 @@ let package = Package(
             name: "InvisoOfflineTests",
             dependencies: ["InvisoOffline", "InvisoCrypto", "InvisoSignal", "InvisoStore", "InvisoTesting"],
             resources: [.copy("Resources")],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
+            name: "InvisoNearbyTests",
+            dependencies: ["InvisoNearby", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoTesting"],
             swiftSettings: upcoming
         ),
         .testTarget(

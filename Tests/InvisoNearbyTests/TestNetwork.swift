@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs programs for the namespace tests with `posix_spawn` and `waitpid` on their own pid
+/// (Foundation's `Process` did not observe the exit of a script whose children daemonise).
+/// Output goes to a file that is read after the exit.
+enum Spawn {
+    /// Runs `arguments` to completion; returns its exit status and output (stdout + stderr).
+    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let child = try Child(arguments)
+        let status = child.wait()
+        return (status, child.output())
+    }
+
+    /// A started program.
+    final class Child: @unchecked Sendable {
+        // @unchecked: `pid` is set once in init; `reaped` is guarded by its Mutex.
+        let pid: pid_t
+        private let outputPath: String
+        private let reaped = Mutex<Int32?>(nil)
+
+        init(_ arguments: [String]) throws {
+            outputPath = NSTemporaryDirectory() + "inviso-spawn-\(UUID().uuidString).log"
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            // The spawning thread may block signals (test runners' worker threads do), and a
+            // child inherits that mask: reset it and every signal's disposition, or SIGTERM
+            // would never reach it.
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var empty = sigset_t()
+            sigemptyset(&empty)
+            var all = sigset_t()
+            sigfillset(&all)
+            posix_spawnattr_setsigmask(&attributes, &empty)
+            posix_spawnattr_setsigdefault(&attributes, &all)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+            let argv = arguments.map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
+            guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
+            self.pid = pid
+        }
+
+        /// Waits for the exit and returns the exit status (128 + signal when killed).
+        @discardableResult
+        func wait() -> Int32 {
+            reaped.withLock { reaped in
+                if let reaped { return reaped }
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                reaped = exitStatus
+                return exitStatus
+            }
+        }
+
+        /// Sends SIGTERM and reaps.
+        func terminate() {
+            kill(pid, SIGTERM)
+            wait()
+        }
+
+        /// Everything the program wrote so far.
+        func output() -> String {
+            (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        }
+
+        deinit { try? FileManager.default.removeItem(atPath: outputPath) }
+    }
+}
+
+/// Hosts in network namespaces with their own D-Bus and avahi-daemon
+/// (`scripts/nearby-netns.sh`). Needs root and the avahi packages: outside CI the tests
+/// that use it skip with a message; under `CI=true` they run (and fail without them).
+struct TestNetwork: ~Copyable {
+    let name: String
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/nearby-netns.sh").standardizedFileURL.path
+
+    /// Whether the namespace tests can run here (root, `ip`, `dbus-daemon`, `avahi-daemon`).
+    static var isAvailable: Bool {
+        guard getuid() == 0 else { return false }
+        return ["/usr/sbin/avahi-daemon", "/usr/bin/dbus-daemon", "/usr/bin/avahi-browse"]
+            .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+            && (FileManager.default.isExecutableFile(atPath: "/usr/sbin/ip") || FileManager.default.isExecutableFile(atPath: "/sbin/ip"))
+    }
+
+    /// Whether to run: available, or CI (which must run them).
+    static var shouldRun: Bool {
+        if isAvailable { return true }
+        if ProcessInfo.processInfo.environment["CI"] == "true" { return true }
+        print("skipping the DNS-SD namespace tests: they need root and avahi-daemon, dbus-daemon, avahi-utils, iproute2 (CI=true runs them)")
+        return false
+    }
+
+    /// Starts `hosts` hosts named after `prefix` plus a random suffix.
+    init(prefix: String, hosts: Int) throws {
+        name = prefix + String(UInt32.random(in: 0...0xFFFF), radix: 16)
+        let result = try Spawn.run(["bash", Self.script, "up", name, String(hosts)])
+        guard result.status == 0 else {
+            _ = try? Spawn.run(["bash", Self.script, "down", name])
+            throw TestNetworkError(output: result.output)
+        }
+    }
+
+    /// The D-Bus address of host `index`'s system bus.
+    func busAddress(_ index: Int) -> String { "unix:path=/tmp/inviso-netns/\(name)/h\(index)/system_bus_socket" }
+
+    /// Runs a command on host `index` to completion.
+    func run(_ index: Int, _ command: [String]) throws -> (status: Int32, output: String) {
+        try Spawn.run(["bash", Self.script, "exec", name, String(index)] + command)
+    }
+
+    /// Starts a command on host `index`.
+    func start(_ index: Int, _ command: [String]) throws -> Spawn.Child {
+        try Spawn.Child(["bash", Self.script, "exec", name, String(index)] + command)
+    }
+
+    deinit { _ = try? Spawn.run(["bash", Self.script, "down", name]) }
+}
+
+struct TestNetworkError: Error, CustomStringConvertible {
+    let output: String
+    var description: String { "could not start the test network:\n\(output)" }
+}
+
+/// Waits (on the real daemon, with a generous deadline) until `condition` holds.
+func eventually(_ what: String, seconds: Double = 15, _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + .seconds(seconds)
+    while !condition() {
+        guard ContinuousClock.now < deadline else {
+            Issue.record("timed out waiting for \(what)")
+            throw CancellationError()
+        }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
