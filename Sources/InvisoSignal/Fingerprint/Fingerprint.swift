@@ -39,14 +39,27 @@ public struct Fingerprint: Sendable, Hashable {
         remoteStableID: [UInt8],
         remoteIdentity: IdentityKey
     ) throws(SignalError) {
+        try self.init(
+            version: version, iterations: iterations, localStableID: localStableID, localKey: localIdentity.serialized,
+            remoteStableID: remoteStableID, remoteKey: remoteIdentity.serialized)
+    }
+
+    /// The same computation over raw public-key bytes instead of a Signal ``IdentityKey``'s
+    /// 33-byte serialisation: the nearby chat's safety number over two Ed25519 identities.
+    ///
+    /// - Throws: as the main initialiser.
+    package init(
+        version: UInt32, iterations: Int, localStableID: [UInt8], localKey: [UInt8], remoteStableID: [UInt8],
+        remoteKey: [UInt8]
+    ) throws(SignalError) {
         guard Self.validIterations.contains(iterations) else {
             throw SignalError(.invalidIterations, "\(iterations) iterations")
         }
         guard Self.supportedVersions.contains(version) else {
             throw SignalError(.invalidArgument, "fingerprint version must be 1 or 2")
         }
-        let local = Self.hash(iterations: iterations, stableID: localStableID, identity: localIdentity)
-        let remote = Self.hash(iterations: iterations, stableID: remoteStableID, identity: remoteIdentity)
+        let local = Self.hash(iterations: iterations, stableID: localStableID, key: localKey)
+        let remote = Self.hash(iterations: iterations, stableID: remoteStableID, key: remoteKey)
         self.displayable = DisplayableFingerprint(localHash: local, remoteHash: remote)
         self.scannable = try ScannableFingerprint(
             version: version,
@@ -61,7 +74,11 @@ public struct Fingerprint: Sendable, Hashable {
     /// side, an array per round cost as much as the hashing (a safety number is computed
     /// when a chat is secured, on the way to its first message).
     package static func hash(iterations: Int, stableID: [UInt8], identity: IdentityKey) -> [UInt8] {
-        let key = identity.serialized
+        hash(iterations: iterations, stableID: stableID, key: identity.serialized)
+    }
+
+    /// ``hash(iterations:stableID:identity:)`` over raw key bytes.
+    package static func hash(iterations: Int, stableID: [UInt8], key: [UInt8]) -> [UInt8] {
         guard iterations > 0 else { return [0x00, 0x00] + key + stableID }
         var first = SHA512()
         first.update(data: [0x00, 0x00] + key + stableID)
