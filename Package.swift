@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "InvisoNearby",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "CDNSSD",
+                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoKit", "CDNSSD",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: upcoming,
@@ -247,6 +247,12 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .executableTarget(
+            name: "InvisoNearbyFuzz",
+            dependencies: ["InvisoNearby", "InvisoKit", "InvisoNoise", "InvisoCrypto", "InvisoFuzzSupport"],
+            path: "Fuzz/InvisoNearbyFuzz",
+            swiftSettings: upcoming
+        ),
+        .executableTarget(
             name: "InvisoSignalFuzz",
             dependencies: ["InvisoSignal", "InvisoCrypto", "InvisoTesting", "InvisoFuzzSupport"],
             path: "Fuzz/InvisoSignalFuzz",
@@ -308,7 +314,7 @@ let package = Package(
         ),
         .testTarget(
             name: "InvisoNearbyTests",
-            dependencies: ["InvisoNearby", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoTesting"],
+            dependencies: ["InvisoNearby", "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoTesting"],
             swiftSettings: upcoming
         ),
         .testTarget(

@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh TARGET [RUNS] [extra libFuzzer options...]
 #
-# TARGET is kit, mesh, noise, offline, server or signal (the product Inviso<Target>Fuzz). RUNS
+# TARGET is kit, mesh, nearby, noise, offline, server or signal (the product Inviso<Target>Fuzz). RUNS
 # defaults to 1000000. The fuzz build lives in .build-fuzz; seeds go to
 # fuzz-corpus/TARGET-seeds, new inputs to fuzz-corpus/TARGET-work and crash files to
 # fuzz-corpus/artifacts (all ignored by git). Reproduce a crash with
@@ -12,7 +12,7 @@ set -euo pipefail
 export SWIFT_BACKTRACE=enable=no  # else the runtime backtracer exits before libFuzzer writes the crash file
 cd "$(dirname "$0")/.."
 
-target="${1:?usage: scripts/fuzz.sh kit|mesh|noise|offline|server|signal [RUNS] [libFuzzer options...]}"
+target="${1:?usage: scripts/fuzz.sh kit|mesh|nearby|noise|offline|server|signal [RUNS] [libFuzzer options...]}"
 shift
 runs="${1:-1000000}"
 shift $(( $# > 0 ? 1 : 0 ))

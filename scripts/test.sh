@@ -28,6 +28,8 @@ trap 'rm -rf "$seeds"' EXIT
 "$bin/InvisoKitFuzz" "$seeds/kit" | tail -n 1
 "$bin/InvisoOfflineFuzz" --write-seeds "$seeds/offline" >/dev/null
 "$bin/InvisoOfflineFuzz" "$seeds/offline" | tail -n 1
+"$bin/InvisoNearbyFuzz" --write-seeds "$seeds/nearby" >/dev/null
+"$bin/InvisoNearbyFuzz" "$seeds/nearby" | tail -n 1
 status=0
 # The REST contract: Schemathesis against a live `inviso serve` (scripts/schemathesis.sh).
 # It installs Schemathesis from PyPI into .build/, so outside CI it runs only when asked.
