@@ -50,6 +50,12 @@ extension RowBinding {
 
     static func offlineContact(_ id: String) -> RowBinding { RowBinding(table: "offline_contacts", key: [id]) }
 
+    static func nearbyRecord(_ kind: String, _ id: String) -> RowBinding {
+        RowBinding(table: "nearby_records", key: [kind, id])
+    }
+    static func nearbyMessage(_ id: String, conversation: String) -> RowBinding {
+        RowBinding(table: "nearby_messages", key: [conversation, id])
+    }
     static func offlineMessage(_ id: String, contact: String) -> RowBinding {
         RowBinding(table: "offline_messages", key: [contact, id])
     }

@@ -77,6 +77,32 @@ enum StoreSchema {
                     """
             )
         }
+        migrator.registerMigration("v3-nearby") { db in
+            // `inviso nearby` (InvisoNearby): records by kind (the profile with the identity,
+            // peers with their pinned identity and outbox, groups with their sender keys) and
+            // conversation history. Only kinds, ids and times are plaintext.
+            try db.execute(
+                sql: """
+                    CREATE TABLE nearby_records (
+                        kind TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        sealed BLOB NOT NULL,
+                        PRIMARY KEY (kind, id)
+                    );
+                    CREATE TABLE nearby_messages (
+                        conversation TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        stored_at INTEGER NOT NULL,
+                        expires_at INTEGER,
+                        sealed BLOB NOT NULL,
+                        PRIMARY KEY (conversation, id)
+                    );
+                    CREATE INDEX nearby_messages_by_conversation ON nearby_messages (conversation, stored_at);
+                    CREATE INDEX nearby_messages_by_expiry ON nearby_messages (expires_at);
+                    """
+            )
+        }
         return migrator
     }
 }
