@@ -94,8 +94,10 @@ let package = Package(
         .target(
             name: "InvisoNearby",
             dependencies: [
-                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoKit", "CDNSSD",
+                "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoKit", "InvisoStore", "InvisoTime", "CDNSSD",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: upcoming,
             linkerSettings: [.linkedLibrary("dns_sd", .when(platforms: [.linux]))]
@@ -192,6 +194,7 @@ let package = Package(
                 "InvisoKit",
                 "InvisoStore",
                 "InvisoOffline",
+                "InvisoNearby",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,0 +1,264 @@
+import ArgumentParser
+import Foundation
+import InvisoNearby
+import InvisoStore
+import InvisoTime
+
+/// `inviso nearby`: chat with the people on your network, no server.
+struct NearbyCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nearby",
+        abstract: "Chat with the people on your network, with no server (DNS-SD discovery).",
+        discussion: """
+            Announces you as NAME on the local network (DNS-SD, service _inviso._tcp) and \
+            lists the people it finds. Type /connect NAME to ask someone to talk; they \
+            /accept or /reject. Messages are end-to-end encrypted (Noise XX with signed \
+            Ed25519 identities); compare safety numbers with /verify. Without a DNS-SD \
+            daemon (avahi-daemon on Linux), connect directly with --peer HOST:PORT.
+
+            Commands: /connect NAME, /accept [NAME], /reject [NAME], /block NAME, \
+            /trust NAME, /msg NAME TEXT, /open NAME, /verify [NAME], /verified [NAME], \
+            /lifetime 24h|7d|30d|never, /lifetime reject, /peers, /history [NAME], /quit. \
+            Any other line is a message to the open conversation.
+            """
+    )
+
+    @Option(help: "Your display name on the network (1–64 bytes).")
+    var name: String?
+
+    @Option(help: "Data directory (default: the per-user Inviso data directory); nearby state is in its nearby/ folder.")
+    var data: String?
+
+    @Option(help: "TCP port to listen on (0: any free port).")
+    var port: Int = 0
+
+    @Option(help: "Connect to HOST:PORT directly (repeatable; works without DNS-SD).")
+    var peer: [String] = []
+
+    @Flag(help: "Do not announce or browse with DNS-SD (use --peer).")
+    var noDiscovery = false
+
+    @Flag(help: "Script mode: commands and messages on stdin, one JSON event per line on stdout.")
+    var json = false
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let displayName = name ?? environment["USER"] ?? "inviso"
+        do {
+            try NearbyHello.checkName(displayName)
+        } catch {
+            throw CLIError("--name: \(error.context)")
+        }
+        let directory = DataDirectory.url(data).appendingPathComponent("nearby")
+        let store: InvisoStore
+        let identity: NearbyIdentity
+        let clock = SystemClock()
+        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        do {
+            store = try InvisoStore(directory: directory, keySource: .fromEnvironment(environment))
+            identity = try NearbyNode.loadIdentity(from: store, now: now)
+        } catch let error as StoreError {
+            throw CLIError(SessionStoreOptions.explain(error, directory: directory, environment: environment))
+        } catch {
+            throw CLIError("the nearby identity in \(directory.path) cannot be read: \(error)")
+        }
+        var configuration = NearbyNode.Configuration(name: displayName)
+        configuration.port = port
+        configuration.discovery = !noDiscovery
+        let node = try NearbyNode(identity: identity, store: store, configuration: configuration, clock: clock)
+        let output = NearbyOutput(json: json)
+        let session = NearbyCLISession(node: node, output: output)
+
+        let runner = Task { try await node.run() }
+        let events = Task {
+            for await event in node.events { await session.handle(event) }
+        }
+        for target in peer {
+            let parts = target.split(separator: ":")
+            guard parts.count == 2, let port = Int(parts[1]) else {
+                output.error("--peer takes HOST:PORT, not \(target)")
+                continue
+            }
+            await node.connect(host: String(parts[0]), port: port)
+        }
+        for await line in StandardInputLines.stream() {
+            guard await session.input(String(decoding: line, as: UTF8.self)) else { break }
+        }
+        // Give acknowledgements already written a moment to leave.
+        try? await Task.sleep(for: .milliseconds(200))
+        await node.stop()
+        _ = await events.value
+        do {
+            try await runner.value
+        } catch {
+            throw CLIError("cannot listen on TCP port \(port): \(error)")
+        }
+    }
+}
+
+/// How events are shown: one JSON object per line, or plain text lines.
+struct NearbyOutput: Sendable {
+    let json: Bool
+
+    func emit(_ event: String, _ fields: KeyValuePairs<String, JSONValue>, text: @autoclosure () -> String) {
+        if json {
+            var all: [(String, JSONValue)] = [("event", .string(event))]
+            for (key, value) in fields { all.append((key, value)) }
+            JSONLines.emitLine("{" + all.map { JSONValue.string($0.0).json + ":" + $0.1.json }.joined(separator: ",") + "}")
+        } else {
+            JSONLines.emitLine(text())
+        }
+    }
+
+    func error(_ message: String) {
+        emit("error", ["message": .string(message)], text: "! \(message)")
+    }
+}
+
+/// The CLI's side of a nearby session: the open conversation and the command parser.
+actor NearbyCLISession {
+    let node: NearbyNode
+    let output: NearbyOutput
+    private var open: String?
+
+    init(node: NearbyNode, output: NearbyOutput) {
+        self.node = node
+        self.output = output
+    }
+
+    func handle(_ event: NearbyEvent) {
+        switch event {
+        case .ready(let name, let port, let fingerprint):
+            output.emit("ready", ["name": .string(name), "port": .int(port), "fingerprint": .string(fingerprint)],
+                        text: "You are \(name) (\(fingerprint)), listening on port \(port). /peers lists people, /connect NAME asks to talk.")
+        case .peerFound(let peer):
+            output.emit("peer_found", fields(peer), text: "+ \(peer.name) (\(peer.fingerprint), \(peer.status.rawValue)) is nearby")
+        case .peerLost(let name):
+            output.emit("peer_lost", ["name": .string(name)], text: "- \(name) left the network")
+        case .request(let peer):
+            output.emit("request", fields(peer), text: "? \(peer.name) (\(peer.fingerprint)) asks to talk: /accept \(peer.name) or /reject \(peer.name)")
+        case .connected(let peer):
+            if open == nil { open = peer.name }
+            output.emit("connected", fields(peer), text: "= connected to \(peer.name) (\(peer.status.rawValue))\(open == peer.name ? "" : "; /open \(peer.name) to write to them")")
+        case .message(let from, let seq, let text, let sentAt, let expiresAt):
+            output.emit(
+                "message",
+                ["from": .string(from), "seq": .int(Int(seq)), "text": .string(text), "sent_at": .int(Int(sentAt)),
+                 "expires_at": expiresAt.map { .int(Int($0)) } ?? .null],
+                text: "\(from): \(text)")
+        case .delivered(let to, let seqs):
+            for seq in seqs {
+                output.emit("delivered", ["to": .string(to), "seq": .int(Int(seq))], text: "  ✓ delivered to \(to) (#\(seq))")
+            }
+        case .queued(let to, let seq):
+            output.emit("queued", ["to": .string(to), "seq": .int(Int(seq))], text: "  … #\(seq) to \(to)")
+        case .lifetimeProposed(let by, let lifetime):
+            output.emit("lifetime_proposed", ["by": .string(by), "lifetime": .string(lifetime.description)],
+                        text: "? \(by) proposes that messages disappear after \(lifetime): /lifetime \(lifetime) to agree, /lifetime reject to refuse")
+        case .lifetimeChanged(let with, let lifetime):
+            output.emit("lifetime", ["peer": .string(with), "lifetime": .string(lifetime.description)],
+                        text: lifetime == .never ? "= messages with \(with) are kept" : "= messages with \(with) disappear after \(lifetime)")
+        case .closed(let peer, let reason):
+            output.emit("closed", ["peer": .string(peer), "reason": .string(reason)], text: "= \(peer): connection \(reason)")
+        case .identityChanged(let name, let pinned, let presented):
+            output.emit("identity_changed", ["name": .string(name), "pinned": .string(pinned), "presented": .string(presented)],
+                        text: "! \(name) now presents identity \(presented), not \(pinned): refused. If they really changed devices, /trust \(name).")
+        case .error(let message):
+            output.error(message)
+        }
+    }
+
+    private func fields(_ peer: NearbyPeerInfo) -> KeyValuePairs<String, JSONValue> {
+        ["name": .string(peer.name), "fingerprint": .string(peer.fingerprint), "status": .string(peer.status.rawValue)]
+    }
+
+    /// Handles one input line; returns false to quit.
+    func input(_ line: String) async -> Bool {
+        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return true }
+        guard line.hasPrefix("/"), !line.hasPrefix("//") else {
+            let text = line.hasPrefix("//") ? String(line.dropFirst()) : line
+            guard let open else {
+                output.error("no open conversation: /connect NAME, or /msg NAME text")
+                return true
+            }
+            await node.send(text, to: open)
+            return true
+        }
+        let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        let argument = words.count > 1 ? words[1] : nil
+        switch words[0] {
+        case "/quit": return false
+        case "/connect":
+            guard let argument else { output.error("usage: /connect NAME"); break }
+            open = argument
+            await node.connect(argument)
+        case "/accept":
+            await node.accept(argument)
+        case "/reject":
+            await node.reject(argument)
+        case "/block":
+            guard let argument else { output.error("usage: /block NAME"); break }
+            await node.block(argument)
+            output.emit("blocked", ["name": .string(argument)], text: "= \(argument) is blocked")
+        case "/trust":
+            guard let argument else { output.error("usage: /trust NAME"); break }
+            await node.trust(argument)
+        case "/open":
+            guard let argument else { output.error("usage: /open NAME"); break }
+            open = argument
+        case "/msg":
+            guard words.count >= 3, let argument else { output.error("usage: /msg NAME text"); break }
+            let text = line.drop(while: { $0 != " " }).dropFirst().drop(while: { $0 == " " })
+                .drop(while: { $0 != " " }).dropFirst()
+            await node.send(String(text), to: argument)
+        case "/verify", "/verified":
+            guard let name = argument ?? open, let number = await node.safetyNumber(with: name) else {
+                output.error("no conversation to verify (/verify NAME)")
+                break
+            }
+            if words[0] == "/verified" {
+                await node.markVerified(name)
+                output.emit("verified", ["name": .string(name)], text: "= \(name) is verified")
+            } else {
+                output.emit("safety_number", ["name": .string(name), "digits": .string(number.digits)],
+                            text: "Safety number with \(name) (the same on both sides; compare it):\n\(number.grouped)\n"
+                                + qr(number.scannable) + "After comparing: /verified \(name)")
+            }
+        case "/lifetime":
+            guard let name = open else { output.error("no open conversation"); break }
+            if argument == "reject" {
+                await node.rejectLifetime(from: name)
+            } else if let value = argument.flatMap(NearbyLifetime.init(text:)) {
+                await node.setLifetime(value, for: name)
+            } else {
+                output.error("usage: /lifetime 24h|7d|30d|never|reject")
+            }
+        case "/peers":
+            for person in await node.people() {
+                output.emit(
+                    "peer",
+                    ["name": .string(person.info.name), "fingerprint": .string(person.info.fingerprint),
+                     "status": .string(person.info.status.rawValue), "online": .bool(person.online), "connected": .bool(person.connected)],
+                    text: "  \(person.info.name) (\(person.info.fingerprint), \(person.info.status.rawValue))\(person.connected ? " — connected" : person.online ? " — nearby" : " — away")")
+            }
+        case "/history":
+            guard let name = argument ?? open else { output.error("usage: /history NAME"); break }
+            for entry in await node.history(with: name) {
+                output.emit(
+                    "history",
+                    ["peer": .string(name), "outgoing": .bool(entry.outgoing), "seq": .int(Int(entry.seq)), "text": .string(entry.text)],
+                    text: "\(entry.outgoing ? "you" : name): \(entry.text)")
+            }
+        case "/group", "/send":
+            output.error("\(words[0]) is not available yet in this build")
+        default:
+            output.error("unknown command \(words[0]) (see inviso nearby --help)")
+        }
+        return true
+    }
+
+    private func qr(_ bytes: [UInt8]) -> String {
+        guard !output.json, let code = try? QRCode.encode(bytes) else { return "" }
+        return QRDisplayOptions().renderer().render(code)
+    }
+}
