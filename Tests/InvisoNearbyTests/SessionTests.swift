@@ -51,6 +51,27 @@ struct Pipe {
         #expect(pipe.diallerLog.last == .record(.fileRequest(id, fromChunk: 4)))
     }
 
+    /// A known peer is accepted as soon as the handshake names it, which can be before its
+    /// request record arrives: the late request is taken, once.
+    @Test func aRequestArrivingAfterTheAcceptIsTaken() throws {
+        var pipe = try Pipe(alice: alice, bob: bob)
+        func writes(_ actions: [NearbyConnection.Action]) -> [[UInt8]] {
+            actions.compactMap { if case .write(let bytes) = $0 { bytes } else { nil } }
+        }
+        let one = writes(pipe.dialler.start())
+        let two = writes(pipe.listener.receive(one[0]))
+        let third = writes(pipe.dialler.receive(two[0]))
+        #expect(third.count == 2)  // message 3, then the sealed request
+        _ = pipe.listener.receive(third[0])
+        #expect(pipe.listener.phase == .deciding)
+        let accepted = writes(pipe.listener.accept())
+        #expect(pipe.listener.receive(third[1]).isEmpty && pipe.listener.phase == .open)
+        // The dialler opens on the accept, and records flow.
+        #expect(pipe.dialler.receive(accepted[0]) == [.opened])
+        let ack = writes(pipe.dialler.send(.ack(0)))
+        #expect(pipe.listener.receive(ack[0]) == [.record(.ack(0))])
+    }
+
     @Test func rejectedRequestClosesBothEnds() throws {
         var pipe = try Pipe(alice: alice, bob: bob)
         pipe.deliver(pipe.dialler.start(), fromDialler: true)

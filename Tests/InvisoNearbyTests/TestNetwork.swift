@@ -4,7 +4,7 @@ import Testing
 
 /// Runs programs for the namespace tests with `posix_spawn` and `waitpid` on their own pid
 /// (Foundation's `Process` did not observe the exit of a script whose children daemonise).
-/// Output goes to a file that is read after the exit.
+/// Standard output and error go through a pipe that a thread of ours drains.
 enum Spawn {
     /// Runs `arguments` to completion; returns its exit status and output (stdout + stderr).
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
@@ -14,20 +14,42 @@ enum Spawn {
     }
 
     /// A started program.
+    ///
+    /// Interactive children (`input: true`) get a pipe for standard input and a
+    /// non-blocking one for their output, read whenever the output is asked for (and while
+    /// waiting for the exit, so the child never blocks on a full pipe). Others write to a
+    /// file read after they exit: a script that starts daemons would hand them a pipe's
+    /// write end, which would then never reach end of file.
     final class Child: @unchecked Sendable {
-        // @unchecked: `pid` is set once in init; `reaped` is guarded by its Mutex.
+        // @unchecked: `pid` and the descriptors are set once in init; the rest is guarded
+        // by Mutexes.
         let pid: pid_t
-        private let outputPath: String
+        private let buffer = OutputBuffer()
+        private let outputPath: String?
         private let reaped = Mutex<Int32?>(nil)
+        private let inputFD = Mutex<Int32?>(nil)
 
-        init(_ arguments: [String]) throws {
-            outputPath = NSTemporaryDirectory() + "inviso-spawn-\(UUID().uuidString).log"
+        init(_ arguments: [String], input: Bool = false) throws {
             var actions = posix_spawn_file_actions_t()
             posix_spawn_file_actions_init(&actions)
             defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+            // Every descriptor of ours is close-on-exec, so no other child inherits it.
+            var inputPipe: [Int32] = [-1, -1]
+            var outputPipe: [Int32] = [-1, -1]
+            if input {
+                guard pipe(&inputPipe) == 0, pipe(&outputPipe) == 0 else { throw POSIXError(.EMFILE) }
+                for fd in inputPipe + outputPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+                posix_spawn_file_actions_adddup2(&actions, inputPipe[0], 0)
+                posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 1)
+                posix_spawn_file_actions_adddup2(&actions, outputPipe[1], 2)
+                outputPath = nil
+            } else {
+                let path = NSTemporaryDirectory() + "inviso-spawn-\(UUID().uuidString).log"
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+                posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+                posix_spawn_file_actions_adddup2(&actions, 1, 2)
+                outputPath = path
+            }
             // The spawning thread may block signals (test runners' worker threads do), and a
             // child inherits that mask: reset it and every signal's disposition, or SIGTERM
             // would never reach it.
@@ -45,8 +67,48 @@ enum Spawn {
             defer { argv.forEach { free($0) } }
             var pid: pid_t = 0
             let status = posix_spawnp(&pid, arguments[0], &actions, &attributes, argv, environ)
-            guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL) }
+            if input {
+                close(inputPipe[0])
+                close(outputPipe[1])
+            }
+            guard status == 0 else {
+                if input {
+                    close(inputPipe[1])
+                    close(outputPipe[0])
+                }
+                throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EINVAL)
+            }
             self.pid = pid
+            if input {
+                inputFD.withLock { $0 = inputPipe[1] }
+                _ = fcntl(outputPipe[0], F_SETFL, fcntl(outputPipe[0], F_GETFL) | O_NONBLOCK)
+                buffer.adopt(outputPipe[0])
+            }
+        }
+
+        /// Writes `text` to the child's standard input.
+        func write(_ text: String) {
+            inputFD.withLock { fd in
+                guard let fd else { return }
+                let bytes = Array(text.utf8)
+                var offset = 0
+                while offset < bytes.count {
+                    let written = bytes[offset...].withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        return
+                    }
+                    offset += written
+                }
+            }
+        }
+
+        /// Closes the child's standard input.
+        func closeInput() {
+            inputFD.withLock { fd in
+                if let open = fd { close(open) }
+                fd = nil
+            }
         }
 
         /// Waits for the exit and returns the exit status (128 + signal when killed).
@@ -55,7 +117,16 @@ enum Spawn {
             reaped.withLock { reaped in
                 if let reaped { return reaped }
                 var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                if outputPath == nil {
+                    // Keep reading, so that a child with a lot to say is never stuck on a full pipe.
+                    while waitpid(pid, &status, WNOHANG) == 0 {
+                        buffer.poll()
+                        usleep(10_000)
+                    }
+                    buffer.poll()
+                } else {
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                }
                 let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
                 reaped = exitStatus
                 return exitStatus
@@ -70,10 +141,59 @@ enum Spawn {
 
         /// Everything the program wrote so far.
         func output() -> String {
-            (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+            if let outputPath { return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+            return buffer.text
         }
 
-        deinit { try? FileManager.default.removeItem(atPath: outputPath) }
+        deinit {
+            if reaped.withLock({ $0 == nil }) {
+                kill(pid, SIGKILL)
+                wait()
+            }
+            closeInput()
+            if let outputPath { try? FileManager.default.removeItem(atPath: outputPath) }
+        }
+    }
+
+    /// Output read from a non-blocking pipe on demand.
+    final class OutputBuffer: Sendable {
+        private struct State {
+            var fd: Int32 = -1
+            var bytes: [UInt8] = []
+        }
+        private let state = Mutex(State())
+
+        var text: String {
+            poll()
+            return String(decoding: state.withLock { $0.bytes }, as: UTF8.self)
+        }
+
+        func adopt(_ fd: Int32) { state.withLock { $0.fd = fd } }
+
+
+        /// Reads whatever the pipe holds; closes it at end of file.
+        func poll() {
+            state.withLock { state in
+                guard state.fd >= 0 else { return }
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = chunk.withUnsafeMutableBytes { read(state.fd, $0.baseAddress, $0.count) }
+                    if count > 0 {
+                        state.bytes += chunk[0..<count]
+                        continue
+                    }
+                    if count < 0, errno == EINTR { continue }
+                    if count < 0, errno == EAGAIN || errno == EWOULDBLOCK { return }
+                    close(state.fd)
+                    state.fd = -1
+                    return
+                }
+            }
+        }
+
+        deinit {
+            state.withLock { if $0.fd >= 0 { close($0.fd) } }
+        }
     }
 }
 
@@ -119,9 +239,9 @@ struct TestNetwork: ~Copyable {
         try Spawn.run(["bash", Self.script, "exec", name, String(index)] + command)
     }
 
-    /// Starts a command on host `index`.
-    func start(_ index: Int, _ command: [String]) throws -> Spawn.Child {
-        try Spawn.Child(["bash", Self.script, "exec", name, String(index)] + command)
+    /// Starts a command on host `index` (with a pipe to its standard input for `input`).
+    func start(_ index: Int, _ command: [String], input: Bool = false) throws -> Spawn.Child {
+        try Spawn.Child(["bash", Self.script, "exec", name, String(index)] + command, input: input)
     }
 
     deinit { _ = try? Spawn.run(["bash", Self.script, "down", name]) }

@@ -19,9 +19,10 @@ import NIOPosix
 /// - A person's identity is pinned, by name, on first contact. Someone presenting another
 ///   identity under a pinned name is refused (``NearbyEvent/identityChanged(name:pinned:presented:)``)
 ///   until the user trusts the new one.
-/// - When a known person is seen again on the network, the side whose identity key sorts
-///   first dials, so that queued messages go out without anyone asking and two dials do
-///   not cross.
+/// - When a known person is seen again on the network, both sides dial, so that queued
+///   messages go out without anyone asking (a daemon that never saw the person leave
+///   reports nothing new on one side). When both connections open, both sides keep the
+///   one the lower identity key dialled and close the other.
 public actor NearbyNode {
     /// How the node runs.
     public struct Configuration: Sendable {
@@ -70,6 +71,8 @@ public actor NearbyNode {
         let channel: any Channel
         var peerKey: String?
         let label: String
+        /// The short fingerprint the dialler expected, if any.
+        let expected: String?
     }
 
     private struct Peer {
@@ -380,7 +383,13 @@ public actor NearbyNode {
             do {
                 let handshake = try NearbyHandshake(role: role, identity: identity, name: configuration.name)
                 let machine = NearbyConnection(role: role, handshake: handshake, expecting: dial?.expectation ?? .anyone)
-                links[id] = Link(machine: machine, channel: box.channel, peerKey: nil, label: dial?.label ?? "incoming")
+                let expected: String? = switch dial?.expectation {
+                case .fingerprint(let short): short
+                case .identity(let pinned): pinned.shortFingerprint
+                default: nil
+                }
+                links[id] = Link(
+                    machine: machine, channel: box.channel, peerKey: nil, label: dial?.label ?? "incoming", expected: expected)
                 run(id) { $0.start() }
             } catch {
                 box.channel.close(promise: nil)
@@ -425,7 +434,15 @@ public actor NearbyNode {
             secured(hello, on: id)
         case .opened:
             guard let key = link.peerKey, var peer = peers[key] else { return }
-            if let old = peer.link, old != id, let oldLink = links[old] {
+            if let old = peer.link, old != id, let oldLink = links[old], oldLink.machine.phase == .open {
+                // Both sides dialled: keep the connection the lower identity dialled, on
+                // both sides alike, and close the other.
+                let weAreLower = identity.publicKey.bytes.lexicographicallyPrecedes(peer.record.identity)
+                let newDialledByLower = (link.machine.role == .initiator) == weAreLower
+                guard newDialledByLower else {
+                    link.channel.close(promise: nil)
+                    return
+                }
                 oldLink.channel.close(promise: nil)
             }
             peer.link = id
@@ -442,7 +459,8 @@ public actor NearbyNode {
             link.channel.close(promise: nil)
             guard let key = link.peerKey, var peer = peers[key] else {
                 if case .identityChanged(let presented) = reason {
-                    emit(.error("\(link.label) presented identity \(presented.shortFingerprint), not the one it announced: refused"))
+                    emit(.identityChanged(
+                        name: link.label, pinned: link.expected ?? "?", presented: presented.shortFingerprint))
                 } else if case .rejected = reason {
                     emit(.closed(peer: link.label, reason: "rejected"))
                 }
@@ -668,10 +686,9 @@ public actor NearbyNode {
         guard firstReport else { return }
         let known = peers.values.first { $0.record.name == service.name }
         emit(.peerFound(known?.info ?? NearbyPeerInfo(name: service.name, fingerprint: found.fingerprint ?? "?", status: .new)))
-        // A known person is back: the side whose identity sorts first dials.
-        if let known, known.record.accepted, !known.record.blocked, known.link == nil,
-            identity.publicKey.bytes.lexicographicallyPrecedes(known.record.identity)
-        {
+        // A known person is back: dial, so that queued messages go out. Both may dial at
+        // once; the connection the lower identity dialled is kept (see `.opened`).
+        if let known, known.record.accepted, !known.record.blocked, known.link == nil {
             connect(service.name)
         }
     }

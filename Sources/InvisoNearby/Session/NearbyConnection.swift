@@ -61,7 +61,8 @@ public struct NearbyConnection: Sendable {
     public private(set) var phase: Phase = .handshaking
     /// The peer's verified hello, once secured.
     public private(set) var peer: NearbyHello?
-    private let role: NearbyHandshake.Role
+    /// The end this side plays.
+    public let role: NearbyHandshake.Role
     private let expectation: Expectation
     private var handshake: NearbyHandshake
     private var decoder: NearbyFrameDecoder
@@ -153,7 +154,9 @@ public struct NearbyConnection: Sendable {
             return [.opened]
         case (.requesting, .connectReject):
             return close(.rejected)
-        case (.deciding, .connectRequest) where role == .responder && !requestSeen:
+        case (.deciding, .connectRequest) where !requestSeen, (.open, .connectRequest) where role == .responder && !requestSeen:
+            // The request may arrive after the listener already accepted (a known peer is
+            // accepted as soon as the handshake names it).
             requestSeen = true
             return []
         case (.open, .connectRequest), (.open, .connectAccept), (.open, .connectReject), (.deciding, _), (.requesting, _):

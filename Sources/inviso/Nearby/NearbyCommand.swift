@@ -41,6 +41,10 @@ struct NearbyCommand: AsyncParsableCommand {
     @Flag(help: "Script mode: commands and messages on stdin, one JSON event per line on stdout.")
     var json = false
 
+    /// Shifts the wall clock (tests: messages that expire while the program is not running).
+    @Option(name: .customLong("clock-offset"), help: .hidden)
+    var clockOffset: Int64 = 0
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let displayName = name ?? environment["USER"] ?? "inviso"
@@ -52,7 +56,7 @@ struct NearbyCommand: AsyncParsableCommand {
         let directory = DataDirectory.url(data).appendingPathComponent("nearby")
         let store: InvisoStore
         let identity: NearbyIdentity
-        let clock = SystemClock()
+        let clock = OffsetClock(offset: .seconds(clockOffset))
         let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
         do {
             store = try InvisoStore(directory: directory, keySource: .fromEnvironment(environment))
@@ -260,5 +264,21 @@ actor NearbyCLISession {
     private func qr(_ bytes: [UInt8]) -> String {
         guard !output.json, let code = try? QRCode.encode(bytes) else { return "" }
         return QRDisplayOptions().renderer().render(code)
+    }
+}
+
+/// The system clock with its wall-clock time shifted (the hidden `--clock-offset`).
+struct OffsetClock: InvisoClock {
+    let base = SystemClock()
+    let offset: Duration
+
+    var now: ClockInstant { base.now }
+    var minimumResolution: Duration { base.minimumResolution }
+    var wallClock: Date {
+        base.wallClock.addingTimeInterval(Double(offset.components.seconds))
+    }
+
+    func sleep(until deadline: ClockInstant, tolerance: Duration?) async throws {
+        try await base.sleep(until: deadline, tolerance: tolerance)
     }
 }

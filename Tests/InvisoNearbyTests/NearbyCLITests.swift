@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+
+/// `inviso nearby --json` processes on hosts in network namespaces, each with its own
+/// avahi-daemon (`TestNetwork`): discovery, pairing, safety numbers, messages, the outbox
+/// for a person who left, disappearing messages across a restart, and a pinned name
+/// presenting another identity.
+@Suite(.serialized, .enabled(if: TestNetwork.shouldRun)) struct NearbyCLITests {
+    /// One `inviso nearby` process.
+    final class Person: @unchecked Sendable {
+        // @unchecked: used from one test task at a time.
+        let name: String
+        let data: URL
+        private let child: Spawn.Child
+
+        init(_ name: String, host: Int, on network: borrowing TestNetwork, data: URL, extra: [String] = []) throws {
+            self.name = name
+            self.data = data
+            child = try network.start(
+                host,
+                ["env", "-u", "INVISO_PASSPHRASE", try NearbyCLITests.binary(), "nearby", "--json", "--name", name,
+                 "--data", data.path, "--port", "7000"] + extra,
+                input: true)
+        }
+
+        func say(_ line: String) { child.write(line + "\n") }
+
+        /// Every JSON event printed so far.
+        func events() -> [[String: Any]] {
+            child.output().split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+        }
+
+        /// Waits for an event named `name` whose fields match `fields`; returns it.
+        @discardableResult
+        func expect(_ event: String, _ fields: [String: String] = [:], seconds: Double = 20) async throws -> [String: Any] {
+            var found: [String: Any]?
+            let deadline = ContinuousClock.now + .seconds(seconds)
+            while found == nil {
+                found = events().first { candidate in
+                    candidate["event"] as? String == event
+                        && fields.allSatisfy { key, value in "\(candidate[key] ?? "")" == value }
+                }
+                guard found == nil else { break }
+                guard ContinuousClock.now < deadline else {
+                    Issue.record("timed out waiting for \(name): \(event) \(fields); it printed:\n\(child.output())")
+                    throw CancellationError()
+                }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            return found ?? [:]
+        }
+
+        func quit() {
+            say("/quit")
+            child.closeInput()
+            #expect(child.wait() == 0, "\(name) exited with an error:\n\(child.output())")
+        }
+    }
+
+    static func binary() throws -> String {
+        var candidates = [Bundle.main.bundleURL.deletingLastPathComponent(), Bundle.main.bundleURL]
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent())
+        }
+        for directory in candidates {
+            let path = directory.appendingPathComponent("inviso").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        throw TestNetworkError(output: "the inviso executable was not found next to the test bundle (swift build first)")
+    }
+
+    @Test func threePeopleDiscoverPairChatAndKeepWhatTheyAgreed() async throws {
+        let network = try TestNetwork(prefix: "cli", hosts: 3)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-nearby-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
+        let bob = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("bob"))
+        var carol = try Person("carol", host: 3, on: network, data: root.appendingPathComponent("carol"))
+
+        // Discovery: everyone sees everyone, with the fingerprint each announces.
+        let ready = try await alice.expect("ready")
+        let aliceFingerprint = try #require(ready["fingerprint"] as? String)
+        try await bob.expect("peer_found", ["name": "alice", "fingerprint": aliceFingerprint, "status": "new"])
+        try await carol.expect("peer_found", ["name": "alice"])
+        try await alice.expect("peer_found", ["name": "bob"])
+        try await alice.expect("peer_found", ["name": "carol"])
+        let browsed = try network.run(2, ["avahi-browse", "-rpt", "_inviso._tcp"]).output
+        #expect(browsed.contains(";alice;_inviso._tcp;local;") && browsed.contains("\"id=\(aliceFingerprint)\"") && browsed.contains("\"v=1\""))
+
+        // Pairing: a request each side answers; equal safety numbers on both sides.
+        alice.say("/connect bob")
+        try await bob.expect("request", ["name": "alice"])
+        bob.say("/accept alice")
+        try await alice.expect("connected", ["name": "bob"])
+        try await bob.expect("connected", ["name": "alice"])
+        alice.say("/connect carol")
+        try await carol.expect("request", ["name": "alice"])
+        carol.say("/accept")
+        try await alice.expect("connected", ["name": "carol"])
+        alice.say("/verify bob")
+        bob.say("/verify alice")
+        let aliceBob = try await alice.expect("safety_number", ["name": "bob"])["digits"] as? String
+        let bobAlice = try await bob.expect("safety_number", ["name": "alice"])["digits"] as? String
+        #expect(aliceBob != nil && aliceBob?.count == 60 && aliceBob == bobAlice)
+        carol.say("/verify alice")
+        alice.say("/verify carol")
+        let carolAlice = try await carol.expect("safety_number")["digits"] as? String
+        #expect(try await alice.expect("safety_number", ["name": "carol"])["digits"] as? String == carolAlice)
+        #expect(carolAlice != aliceBob)
+
+        // 1:1 messages both ways, with delivery marks.
+        alice.say("/msg bob hello bob")
+        try await bob.expect("message", ["from": "alice", "text": "hello bob"])
+        try await alice.expect("delivered", ["to": "bob", "seq": "1"])
+        bob.say("/msg alice hi alice")
+        try await alice.expect("message", ["from": "bob", "text": "hi alice"])
+
+        // The outbox: carol leaves; alice's message waits and arrives when carol is back.
+        carol.quit()
+        try await alice.expect("closed", ["peer": "carol"])
+        alice.say("/msg carol while you were away")
+        try await alice.expect("queued", ["to": "carol", "seq": "1"])
+        carol = try Person("carol", host: 3, on: network, data: root.appendingPathComponent("carol"))
+        try await carol.expect("message", ["from": "alice", "text": "while you were away"], seconds: 30)
+        try await alice.expect("delivered", ["to": "carol", "seq": "1"])
+
+        // Disappearing messages: agreed by both, gone after the lifetime even though
+        // carol's program was not running when it expired.
+        alice.say("/open carol")
+        alice.say("/lifetime 24h")
+        try await carol.expect("lifetime_proposed", ["by": "alice", "lifetime": "24h"])
+        carol.say("/open alice")
+        carol.say("/lifetime 24h")
+        try await alice.expect("lifetime", ["peer": "carol", "lifetime": "24h"])
+        try await carol.expect("lifetime", ["peer": "alice", "lifetime": "24h"])
+        alice.say("this one disappears")
+        let brief = try await carol.expect("message", ["text": "this one disappears"])
+        #expect(brief["expires_at"] as? Int != nil)
+        carol.quit()
+        let later = try Person(
+            "carol", host: 3, on: network, data: root.appendingPathComponent("carol"),
+            extra: ["--no-discovery", "--clock-offset", String(25 * 3600)])
+        try await later.expect("ready")
+        later.say("/history alice")
+        try await later.expect("history", ["text": "while you were away"])
+        #expect(!later.events().contains { $0["text"] as? String == "this one disappears" })
+        later.quit()
+
+        // Someone else announcing as "bob" with another identity is refused by alice,
+        // who pinned bob's.
+        bob.quit()
+        try await alice.expect("peer_lost", ["name": "bob"])
+        let mallory = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("mallory"))
+        try await mallory.expect("ready")
+        try await eventually("alice to see the new bob") {
+            alice.events().filter { $0["event"] as? String == "peer_found" && $0["name"] as? String == "bob" }.count >= 2
+        }
+        alice.say("/connect bob")
+        let changed = try await alice.expect("identity_changed", ["name": "bob"])
+        #expect(changed["presented"] as? String != changed["pinned"] as? String)
+        #expect(!mallory.events().contains { $0["event"] as? String == "connected" })
+        mallory.quit()
+        alice.quit()
+    }
+}
