@@ -41,16 +41,24 @@ enum NearbyFuzzTarget {
         invariant(hello.encoded() == bytes, "a hello did not encode back to its bytes")
     }
 
-    /// The input as message 1 to a responder, and as message 2 to an initiator.
-    static func handshake(_ bytes: [UInt8]) {
-        var responder = try! NearbyHandshake(
-            role: .responder, identity: bob, name: "bob", staticKey: bobStatic, ephemeralGenerator: { ephemeral })
-        if let step = try? responder.receive(bytes) {
-            invariant(step.reply != nil && step.established == nil, "message 1 did not produce exactly a reply")
-        }
+    /// Machines made once (each signs its static key); every input gets fresh copies.
+    static let responderTemplate = try! NearbyHandshake(
+        role: .responder, identity: bob, name: "bob", staticKey: bobStatic, ephemeralGenerator: { ephemeral })
+    static let startedInitiator: NearbyHandshake = {
         var initiator = try! NearbyHandshake(
             role: .initiator, identity: alice, name: "alice", staticKey: aliceStatic, ephemeralGenerator: { ephemeral })
         _ = try! initiator.start()
+        return initiator
+    }()
+    static let openTransport = transport()
+
+    /// The input as message 1 to a responder, and as message 2 to an initiator.
+    static func handshake(_ bytes: [UInt8]) {
+        var responder = responderTemplate
+        if let step = try? responder.receive(bytes) {
+            invariant(step.reply != nil && step.established == nil, "message 1 did not produce exactly a reply")
+        }
+        var initiator = startedInitiator
         if let step = try? initiator.receive(bytes) {
             // Only a genuine responder's message 2 can get here, and its hello was verified.
             invariant(step.established != nil, "message 2 was accepted without establishing")
@@ -86,7 +94,7 @@ enum NearbyFuzzTarget {
 
     /// The input as a channel frame (refused: no key), then as a record and a payload.
     static func records(_ bytes: [UInt8]) {
-        var channel = NearbyChannel(transport: transport())
+        var channel = NearbyChannel(transport: openTransport)
         if (try? channel.open(bytes)) != nil {
             invariant(false, "an unauthenticated frame opened")
         }

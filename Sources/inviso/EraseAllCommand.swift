@@ -10,7 +10,7 @@ struct EraseAllCommand: ParsableCommand {
         abstract: "Delete every session, message and key Inviso keeps in the data directory.",
         discussion: """
             Removes the encrypted store (database and its key file), the offline account's \
-            store (offline/) and the mesh node's identity, outbox and key. It needs no passphrase. Without --yes it lists what it \
+            store (offline/), the nearby chat's store (nearby/) and the mesh node's identity, outbox and key. It needs no passphrase. Without --yes it lists what it \
             would delete and changes nothing.
             """
     )
@@ -25,11 +25,15 @@ struct EraseAllCommand: ParsableCommand {
         let directory = DataDirectory.url(data)
         let meshFiles = [MeshStateFile.keyFile, MeshStateFile.identityFile, MeshStateFile.outboxFile]
         let offline = directory.appendingPathComponent(OfflineStore.directoryName)
-        let present = (InvisoStore.fileNames + meshFiles).filter {
+        let nearby = directory.appendingPathComponent(NearbyCommand.directoryName)
+        var present = (InvisoStore.fileNames + meshFiles).filter {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path)
-        } + InvisoStore.fileNames.filter {
-            FileManager.default.fileExists(atPath: offline.appendingPathComponent($0).path)
-        }.map { "\(OfflineStore.directoryName)/\($0)" }
+        }
+        for (folder, name) in [(offline, OfflineStore.directoryName), (nearby, NearbyCommand.directoryName)] {
+            present += InvisoStore.fileNames.filter {
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent($0).path)
+            }.map { "\(name)/\($0)" }
+        }
         guard yes else {
             if present.isEmpty {
                 print("nothing to erase in \(directory.path)")
@@ -42,6 +46,7 @@ struct EraseAllCommand: ParsableCommand {
         do {
             try InvisoStore.eraseAll(in: directory)
             if FileManager.default.fileExists(atPath: offline.path) { try InvisoStore.eraseAll(in: offline) }
+            if FileManager.default.fileExists(atPath: nearby.path) { try InvisoStore.eraseAll(in: nearby) }
             for name in meshFiles {
                 let url = directory.appendingPathComponent(name)
                 if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }

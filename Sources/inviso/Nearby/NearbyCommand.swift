@@ -6,6 +6,9 @@ import InvisoTime
 
 /// `inviso nearby`: chat with the people on your network, no server.
 struct NearbyCommand: AsyncParsableCommand {
+    /// The folder of the data directory that holds the nearby store.
+    static let directoryName = "nearby"
+
     static let configuration = CommandConfiguration(
         commandName: "nearby",
         abstract: "Chat with the people on your network, with no server (DNS-SD discovery).",
@@ -53,7 +56,7 @@ struct NearbyCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("--name: \(error.context)")
         }
-        let directory = DataDirectory.url(data).appendingPathComponent("nearby")
+        let directory = DataDirectory.url(data).appendingPathComponent(Self.directoryName)
         let store: InvisoStore
         let identity: NearbyIdentity
         let clock = OffsetClock(offset: .seconds(clockOffset))
