@@ -317,7 +317,10 @@ let package = Package(
         ),
         .testTarget(
             name: "InvisoNearbyTests",
-            dependencies: ["InvisoNearby", "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoTesting"],
+            dependencies: [
+                "InvisoNearby", "InvisoKit", "InvisoCrypto", "InvisoNoise", "InvisoSignal", "InvisoTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: upcoming
         ),
         .testTarget(

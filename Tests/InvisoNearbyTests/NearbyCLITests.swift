@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -50,6 +51,11 @@ import Testing
                 try await Task.sleep(for: .milliseconds(50))
             }
             return found ?? [:]
+        }
+
+        /// Kills the process at once (no goodbye, no flush): a connection cut mid-way.
+        func kill() {
+            child.killAbruptly()
         }
 
         func quit() {
@@ -162,6 +168,56 @@ import Testing
         #expect(changed["presented"] as? String != changed["pinned"] as? String)
         #expect(!mallory.events().contains { $0["event"] as? String == "connected" })
         mallory.quit()
+        alice.quit()
+    }
+
+    /// A 50 MiB file from alice to bob: offered, accepted, cut mid-way by killing bob's
+    /// process, resumed from the chunks bob holds when he is back, and checked.
+    @Test func aLargeFileSurvivesACutConnection() async throws {
+        let network = try TestNetwork(prefix: "fil", hosts: 2)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-nearby-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        var generator = SplitMix(seed: 50)
+        var contents = [UInt8](repeating: 0, count: 50 * 1024 * 1024)
+        for index in stride(from: 0, to: contents.count, by: 8) {
+            withUnsafeBytes(of: generator.next()) { contents.replaceSubrange(index..<(index + 8), with: $0) }
+        }
+        try Data(contents).write(to: root.appendingPathComponent("big.bin"))
+        let expected = SHA256.hash(data: contents).map { String(format: "%02x", $0) }.joined()
+
+        let alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
+        var bob = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("bob"))
+        try await alice.expect("peer_found", ["name": "bob"])
+        alice.say("/connect bob")
+        try await bob.expect("request", ["name": "alice"])
+        bob.say("/accept alice")
+        try await alice.expect("connected", ["name": "bob"])
+        alice.say("/send \(root.appendingPathComponent("big.bin").path)")
+        let offer = try await bob.expect("file_offer", ["from": "alice", "name": "big.bin", "size": "\(contents.count)"])
+        bob.say("/accept file")
+        // Cut once some but not all of it arrived.
+        try await eventually("bob to hold part of the file", seconds: 60) {
+            bob.events().contains { event in
+                event["event"] as? String == "file_progress" && (event["bytes"] as? Int ?? 0) >= 4 * 1024 * 1024
+            }
+        }
+        bob.kill()
+        let held = bob.events().compactMap { $0["event"] as? String == "file_progress" ? $0["bytes"] as? Int : nil }.max() ?? 0
+        #expect(held < contents.count, "the whole file arrived before the cut; the test proves nothing")
+        try await alice.expect("closed", ["peer": "bob"])
+        bob = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("bob"))
+        let received = try await bob.expect("file_received", ["from": "alice", "id": offer["id"] as? String ?? ""], seconds: 120)
+        #expect(received["sha256"] as? String == expected)
+        let path = try #require(received["path"] as? String)
+        #expect(path.hasPrefix(root.appendingPathComponent("bob/nearby/downloads").path) || path.contains("/bob/"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(contents))
+        // Resumed, not restarted: the first progress report after the restart starts past zero.
+        let resumedFrom = bob.events().compactMap { $0["event"] as? String == "file_progress" ? $0["bytes"] as? Int : nil }.min() ?? 0
+        #expect(resumedFrom > 0)
+        let sent = try await alice.expect("file_sent", ["to": "bob"])
+        #expect(sent["verified"] as? Bool == true)
+        bob.quit()
         alice.quit()
     }
 }

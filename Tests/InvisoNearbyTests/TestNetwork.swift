@@ -133,6 +133,12 @@ enum Spawn {
             }
         }
 
+        /// Sends SIGKILL and reaps.
+        func killAbruptly() {
+            kill(pid, SIGKILL)
+            wait()
+        }
+
         /// Sends SIGTERM and reaps.
         func terminate() {
             kill(pid, SIGTERM)

@@ -54,6 +54,16 @@ public enum NearbyEvent: Sendable, Equatable {
     /// A peer presented an identity other than the one pinned for its name; refused until
     /// ``NearbyNode/trust(_:)``.
     case identityChanged(name: String, pinned: String, presented: String)
+    /// Someone offers a file (answer with ``NearbyNode/acceptFile(_:)`` or ``NearbyNode/rejectFile(_:)``).
+    case fileOffer(from: String, id: String, name: String, size: UInt64)
+    /// A transfer moved: `bytes` of `total` sent or received.
+    case fileProgress(peer: String, id: String, bytes: UInt64, total: UInt64, sending: Bool)
+    /// A file arrived whole, its SHA-256 checked, at `path` inside the downloads folder.
+    case fileReceived(from: String, id: String, path: String, sha256: String)
+    /// The receiver has the whole file (`verified`: its hash matched).
+    case fileSent(to: String, id: String, verified: Bool)
+    /// The receiver refused the file.
+    case fileRefused(by: String, id: String)
     /// Something failed (a plain sentence).
     case error(String)
 }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import InvisoCrypto
 import InvisoKit
 public import InvisoStore
@@ -36,9 +36,16 @@ public actor NearbyNode {
         public var discovery = true
         /// How often expired messages are deleted while running.
         public var expirySweep: Duration = .seconds(30)
+        /// Where received files go (created when the first file arrives).
+        public var downloads: URL
+        /// Files up to this size from verified people are accepted without asking.
+        public var autoAcceptBytes: UInt64 = 10 * 1024 * 1024
 
-        /// A configuration with a name.
-        public init(name: String) { self.name = name }
+        /// A configuration with a name and a downloads folder.
+        public init(name: String, downloads: URL) {
+            self.name = name
+            self.downloads = downloads
+        }
     }
 
     /// What the dialler expects, carried by the socket handler to ``Input/opened``.
@@ -64,9 +71,11 @@ public actor NearbyNode {
         case address(DNSSDService, host: String, port: UInt16, txt: TXTRecord, address: [UInt8])
         case registered(Result<DNSSDService, DNSSDError>)
         case sweep
+        /// A batch of file chunks left on link `ObjectIdentifier`.
+        case chunksWritten(FileTransferID, ObjectIdentifier)
     }
 
-    private struct Link {
+    struct Link {
         var machine: NearbyConnection
         let channel: any Channel
         var peerKey: String?
@@ -75,7 +84,7 @@ public actor NearbyNode {
         let expected: String?
     }
 
-    private struct Peer {
+    struct Peer {
         var record: NearbyPeerRecord
         var conversation: NearbyConversation
         var link: ObjectIdentifier?
@@ -98,23 +107,29 @@ public actor NearbyNode {
 
     /// The events, in order (one consumer).
     public nonisolated let events: AsyncStream<NearbyEvent>
-    private let emitContinuation: AsyncStream<NearbyEvent>.Continuation
+    let emitContinuation: AsyncStream<NearbyEvent>.Continuation
     private let inputs: AsyncStream<Input>
-    private let inputContinuation: AsyncStream<Input>.Continuation
+    let inputContinuation: AsyncStream<Input>.Continuation
 
     private let identity: NearbyIdentity
-    private let store: InvisoStore
-    private let clock: any InvisoClock
-    private let configuration: Configuration
+    let store: InvisoStore
+    let clock: any InvisoClock
+    let configuration: Configuration
     private let group: any EventLoopGroup
     private var registeredName: String
     private var serverChannel: (any Channel)?
     private var operations: [DNSSDOperation] = []
     private var pending: [String: [DNSSDOperation]] = [:]
-    private var links: [ObjectIdentifier: Link] = [:]
-    private var peers: [String: Peer] = [:]
+    var links: [ObjectIdentifier: Link] = [:]
+    var peers: [String: Peer] = [:]
     private var discovered: [String: Discovered] = [:]
     private var stopped = false
+    /// Files being sent, by transfer.
+    var outgoing: [FileTransferID: OutgoingTransfer] = [:]
+    /// Files being received (accepted), by transfer.
+    var incoming: [FileTransferID: IncomingTransfer] = [:]
+    /// Offers waiting for the user's answer.
+    var offers: [FileTransferID: (offer: FileOffer, peerKey: String)] = [:]
 
     /// A node for `identity`, keeping its state in `store`.
     public init(
@@ -137,6 +152,13 @@ public actor NearbyNode {
                 record: record, conversation: NearbyConversation(lifetime: NearbyLifetime(rawValue: record.lifetime) ?? .never, link: link),
                 link: nil)
             peers[peer.key] = peer
+        }
+        for stored in try store.nearbyRecords(kind: "transfer-in") {
+            guard let record = try? JSONDecoder().decode(IncomingTransferRecord.self, from: stored.value),
+                let offer = try? FileOffer(decoding: [UInt8](record.offer)),
+                let file = try? IncomingFile(offer: offer, downloads: configuration.downloads)
+            else { continue }
+            incoming[offer.id] = IncomingTransfer(file: file, peerKey: record.peer)
         }
     }
 
@@ -253,6 +275,11 @@ public actor NearbyNode {
         guard let id = pendingRequest(name) else { return emit(.error("no pending request\(name.map { " from \($0)" } ?? "")")) }
         if let key = links[id]?.peerKey { peers[key]?.record.accepted = true; save(key) }
         run(id) { $0.accept() }
+    }
+
+    /// Whether a connection request waits for the user.
+    public var hasPendingRequest: Bool {
+        links.values.contains { $0.machine.phase == .deciding && $0.peerKey != nil }
     }
 
     /// Rejects the pending request from `name` (or the only pending one).
@@ -414,11 +441,12 @@ public actor NearbyNode {
         case .registered(.failure(let error)):
             emit(.error(error.description))
         case .sweep: sweep()
+        case .chunksWritten(let transfer, let link): chunksWritten(transfer, on: link)
         }
     }
 
     /// Runs a machine step for link `id` and carries out its actions.
-    private func run(_ id: ObjectIdentifier, _ step: (inout NearbyConnection) -> [NearbyConnection.Action]) {
+    func run(_ id: ObjectIdentifier, _ step: (inout NearbyConnection) -> [NearbyConnection.Action]) {
         guard var link = links[id] else { return }
         let actions = step(&link.machine)
         links[id] = link
@@ -452,8 +480,10 @@ public actor NearbyNode {
             save(key)
             emit(.connected(peer.info))
             transmit(records, to: key)
+            resumeTransfers(with: key)
         case .record(let record):
             guard let key = link.peerKey else { return }
+            if fileRecord(record, from: key, on: id) { return }
             received(record, from: key, on: id)
         case .closed(let reason):
             link.channel.close(promise: nil)
@@ -533,6 +563,8 @@ public actor NearbyNode {
                     emit(.message(from: peer.record.name, seq: seq, text: text.body, sentAt: text.sentAt, expiresAt: expiresAt))
                 case .lifetimeProposal(let lifetime):
                     if received.lifetimeAgreed == nil { emit(.lifetimeProposed(by: peer.record.name, lifetime: lifetime)) }
+                case .fileOffer, .fileAnswer, .fileComplete:
+                    filePayload(payload, from: key)
                 default: break
                 }
             }
@@ -545,7 +577,7 @@ public actor NearbyNode {
         }
     }
 
-    private func transmit(_ records: [NearbyRecord], to key: String) {
+    func transmit(_ records: [NearbyRecord], to key: String) {
         guard !records.isEmpty, let id = peers[key]?.link else { return }
         for record in records { run(id) { $0.send(record) } }
     }
@@ -565,7 +597,7 @@ public actor NearbyNode {
         return expiresAt.map { UInt64($0) }
     }
 
-    private func save(_ key: String) {
+    func save(_ key: String) {
         guard var peer = peers[key] else { return }
         peer.record.lifetime = peer.conversation.lifetime.rawValue
         peer.record.link = .init(peer.conversation.linkSnapshot)
@@ -596,7 +628,7 @@ public actor NearbyNode {
         return deciding.count == 1 ? deciding.first?.key : nil
     }
 
-    private func peerKey(named name: String) -> String? {
+    func peerKey(named name: String) -> String? {
         peers.values.first { $0.record.name == name }?.key
     }
 
@@ -616,7 +648,7 @@ public actor NearbyNode {
         }
     }
 
-    private func emit(_ event: NearbyEvent) {
+    func emit(_ event: NearbyEvent) {
         emitContinuation.yield(event)
     }
 

@@ -20,9 +20,10 @@ struct NearbyCommand: AsyncParsableCommand {
             daemon (avahi-daemon on Linux), connect directly with --peer HOST:PORT.
 
             Commands: /connect NAME, /accept [NAME], /reject [NAME], /block NAME, \
-            /trust NAME, /msg NAME TEXT, /open NAME, /verify [NAME], /verified [NAME], \
-            /lifetime 24h|7d|30d|never, /lifetime reject, /peers, /history [NAME], /quit. \
-            Any other line is a message to the open conversation.
+            /trust NAME, /msg NAME TEXT, /open NAME, /send PATH, /accept file [ID], \
+            /reject file [ID], /verify [NAME], /verified [NAME], /lifetime 24h|7d|30d|never, \
+            /lifetime reject, /peers, /history [NAME], /quit. Any other line is a message to \
+            the open conversation (start it with // to send a line that begins with /).
             """
     )
 
@@ -31,6 +32,12 @@ struct NearbyCommand: AsyncParsableCommand {
 
     @Option(help: "Data directory (default: the per-user Inviso data directory); nearby state is in its nearby/ folder.")
     var data: String?
+
+    @Option(help: "Where received files go (default: the data directory's nearby/downloads).")
+    var downloads: String?
+
+    @Option(help: "Accept files up to this many MiB from verified people without asking.")
+    var autoAcceptMib: UInt64 = 10
 
     @Option(help: "TCP port to listen on (0: any free port).")
     var port: Int = 0
@@ -69,7 +76,9 @@ struct NearbyCommand: AsyncParsableCommand {
         } catch {
             throw CLIError("the nearby identity in \(directory.path) cannot be read: \(error)")
         }
-        var configuration = NearbyNode.Configuration(name: displayName)
+        let downloadsFolder = downloads.map { URL(fileURLWithPath: $0) } ?? directory.appendingPathComponent("downloads")
+        var configuration = NearbyNode.Configuration(name: displayName, downloads: downloadsFolder)
+        configuration.autoAcceptBytes = autoAcceptMib * 1024 * 1024
         configuration.port = port
         configuration.discovery = !noDiscovery
         let node = try NearbyNode(identity: identity, store: store, configuration: configuration, clock: clock)
@@ -170,9 +179,30 @@ actor NearbyCLISession {
         case .identityChanged(let name, let pinned, let presented):
             output.emit("identity_changed", ["name": .string(name), "pinned": .string(pinned), "presented": .string(presented)],
                         text: "! \(name) now presents identity \(presented), not \(pinned): refused. If they really changed devices, /trust \(name).")
+        case .fileOffer(let from, let id, let name, let size):
+            output.emit("file_offer", ["from": .string(from), "id": .string(id), "name": .string(name), "size": .int(Int(size))],
+                        text: "? \(from) offers \(name) (\(Self.bytes(size))): /accept file or /reject file")
+        case .fileProgress(let peer, let id, let bytes, let total, let sending):
+            output.emit(
+                "file_progress",
+                ["peer": .string(peer), "id": .string(id), "bytes": .int(Int(bytes)), "total": .int(Int(total)),
+                 "direction": .string(sending ? "out" : "in")],
+                text: "  \(sending ? "→" : "←") \(peer): \(Self.bytes(bytes)) of \(Self.bytes(total))\(total > 0 ? " (\(bytes * 100 / total)%)" : "")")
+        case .fileReceived(let from, let id, let path, let sha256):
+            output.emit("file_received", ["from": .string(from), "id": .string(id), "path": .string(path), "sha256": .string(sha256)],
+                        text: "= received from \(from): \(path) (SHA-256 checked)")
+        case .fileSent(let to, let id, let verified):
+            output.emit("file_sent", ["to": .string(to), "id": .string(id), "verified": .bool(verified)],
+                        text: verified ? "= \(to) has the file (SHA-256 checked)" : "! \(to) received the file but its hash did not match")
+        case .fileRefused(let by, let id):
+            output.emit("file_refused", ["by": .string(by), "id": .string(id)], text: "= \(by) refused the file")
         case .error(let message):
             output.error(message)
         }
+    }
+
+    static func bytes(_ count: UInt64) -> String {
+        count < 1024 * 1024 ? "\((count + 1023) / 1024) KiB" : String(format: "%.1f MiB", Double(count) / 1_048_576)
     }
 
     private func fields(_ peer: NearbyPeerInfo) -> KeyValuePairs<String, JSONValue> {
@@ -200,9 +230,26 @@ actor NearbyCLISession {
             open = argument
             await node.connect(argument)
         case "/accept":
-            await node.accept(argument)
+            if argument == "file" {
+                await node.acceptFile(words.count > 2 ? words[2] : nil)
+            } else if argument == nil, await !node.hasPendingRequest, await node.hasPendingOffer {
+                await node.acceptFile(nil)
+            } else {
+                await node.accept(argument)
+            }
         case "/reject":
-            await node.reject(argument)
+            if argument == "file" {
+                await node.rejectFile(words.count > 2 ? words[2] : nil)
+            } else if argument == nil, await !node.hasPendingRequest, await node.hasPendingOffer {
+                await node.rejectFile(nil)
+            } else {
+                await node.reject(argument)
+            }
+        case "/send":
+            guard let open else { output.error("no open conversation: /open NAME first"); break }
+            let path = line.drop(while: { $0 != " " }).drop(while: { $0 == " " })
+            guard !path.isEmpty else { output.error("usage: /send PATH"); break }
+            await node.sendFile(String(path), to: open)
         case "/block":
             guard let argument else { output.error("usage: /block NAME"); break }
             await node.block(argument)
@@ -256,7 +303,7 @@ actor NearbyCLISession {
                     ["peer": .string(name), "outgoing": .bool(entry.outgoing), "seq": .int(Int(entry.seq)), "text": .string(entry.text)],
                     text: "\(entry.outgoing ? "you" : name): \(entry.text)")
             }
-        case "/group", "/send":
+        case "/group":
             output.error("\(words[0]) is not available yet in this build")
         default:
             output.error("unknown command \(words[0]) (see inviso nearby --help)")

@@ -1,0 +1,267 @@
+import Foundation
+import InvisoCrypto
+import InvisoKit
+import InvisoStore
+import InvisoTime
+import NIOCore
+
+/// A file being sent.
+struct OutgoingTransfer {
+    let file: OutgoingFile
+    let peerKey: String
+    /// The next chunk to send.
+    var nextChunk: UInt64 = 0
+    /// Batches written and not yet confirmed by the socket.
+    var inFlight = 0
+    /// The connection the receiver asked on (chunks go only there).
+    var link: ObjectIdentifier?
+    /// Chunks sent since the last progress report.
+    var sinceReport: UInt64 = 0
+}
+
+/// A file being received.
+struct IncomingTransfer {
+    let file: IncomingFile
+    let peerKey: String
+}
+
+/// What the store keeps of a transfer being received (the offer holds its key: sealed).
+struct IncomingTransferRecord: Codable {
+    var offer: Data
+    var peer: String
+}
+
+/// Files (`docs/nearby.md`, "Files"): the offer, the answer and the completion travel as
+/// reliable payloads; the receiver asks for chunks from what it holds (again after every
+/// reconnect), and the sender streams them in batches, two batches in flight, so the
+/// socket is never idle and never holds more than a few MiB.
+extension NearbyNode {
+    /// Chunks per batch.
+    static let chunksPerBatch: UInt64 = 16
+    /// Batches written and not yet confirmed.
+    static let batchesInFlight = 2
+
+    /// Offers the file at `path` to `name`.
+    public func sendFile(_ path: String, to name: String) {
+        guard let key = peerKey(named: name), let peer = peers[key], peer.record.accepted else {
+            return emit(.error("connect to \(name) first (/connect \(name))"))
+        }
+        let file: OutgoingFile
+        do {
+            file = try OutgoingFile(path: URL(fileURLWithPath: path))
+        } catch {
+            return emit(.error("cannot send \(path): \(error.code == .io ? "it cannot be read" : "\(error)")"))
+        }
+        outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key)
+        enqueuePayload(.fileOffer(file.offer), to: key)
+        emit(.fileProgress(peer: peer.record.name, id: file.offer.id.description, bytes: 0, total: file.offer.size, sending: true))
+    }
+
+    /// Accepts the offer whose id starts with `id` (or the only pending one).
+    public func acceptFile(_ id: String?) {
+        guard let transfer = pendingOffer(id), let pending = offers.removeValue(forKey: transfer) else {
+            return emit(.error("no file offer to accept"))
+        }
+        startReceiving(pending.offer, from: pending.peerKey)
+    }
+
+    /// Refuses the offer whose id starts with `id` (or the only pending one).
+    public func rejectFile(_ id: String?) {
+        guard let transfer = pendingOffer(id), let pending = offers.removeValue(forKey: transfer) else {
+            return emit(.error("no file offer to refuse"))
+        }
+        enqueuePayload(.fileAnswer(transfer, accepted: false), to: pending.peerKey)
+    }
+
+    /// Whether a file offer waits for the user.
+    public var hasPendingOffer: Bool { !offers.isEmpty }
+
+    // MARK: - Records and payloads
+
+    /// Handles a file record from `key` on link `id`; returns whether it was one.
+    func fileRecord(_ record: NearbyRecord, from key: String, on id: ObjectIdentifier) -> Bool {
+        switch record {
+        case .fileRequest(let transfer, let from):
+            guard var sending = outgoing[transfer], sending.peerKey == key, from <= sending.file.offer.chunkCount else {
+                return true
+            }
+            sending.link = id
+            sending.nextChunk = from
+            sending.inFlight = 0
+            outgoing[transfer] = sending
+            pump(transfer)
+            return true
+        case .fileChunk(let transfer, let index, let sealed):
+            guard let receiving = incoming[transfer], receiving.peerKey == key else { return true }
+            do {
+                try receiving.file.write(sealed, index: index)
+            } catch let error where error.code == .outOfOrder {
+                return true  // a chunk sent again after a resume: already held
+            } catch {
+                emit(.error("a file chunk from \(peers[key]?.record.name ?? "?") was refused (\(error.code)); connection closed"))
+                run(id) { $0.reject() }
+                return true
+            }
+            let offer = receiving.file.offer
+            let name = peers[key]?.record.name ?? "?"
+            if receiving.file.isComplete {
+                finishReceiving(transfer, from: key)
+            } else if receiving.file.heldChunks % 16 == 0 {
+                emit(.fileProgress(peer: name, id: transfer.description, bytes: receiving.file.heldBytes, total: offer.size, sending: false))
+            }
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Handles a file payload delivered in order by the conversation with `key`.
+    func filePayload(_ payload: NearbyPayload, from key: String) {
+        guard let peer = peers[key] else { return }
+        switch payload {
+        case .fileOffer(let offer):
+            guard incoming[offer.id] == nil, offers[offer.id] == nil else { return }
+            if peer.record.verified, offer.size <= configuration.autoAcceptBytes {
+                startReceiving(offer, from: key)
+            } else {
+                offers[offer.id] = (offer, key)
+                emit(.fileOffer(from: peer.record.name, id: offer.id.description, name: SafeFileName.sanitize(offer.name), size: offer.size))
+            }
+        case .fileAnswer(let transfer, let accepted):
+            guard !accepted, let sending = outgoing[transfer], sending.peerKey == key else { return }
+            outgoing[transfer] = nil
+            emit(.fileRefused(by: peer.record.name, id: transfer.description))
+        case .fileComplete(let transfer, let verified):
+            guard let sending = outgoing[transfer], sending.peerKey == key else { return }
+            outgoing[transfer] = nil
+            emit(.fileSent(to: peer.record.name, id: transfer.description, verified: verified))
+        default:
+            break
+        }
+    }
+
+    /// After a (re)connection: ask for what is missing of every file from `key`.
+    func resumeTransfers(with key: String) {
+        for (transfer, receiving) in incoming where receiving.peerKey == key && !receiving.file.isComplete {
+            transmit([.fileRequest(transfer, fromChunk: receiving.file.heldChunks)], to: key)
+        }
+    }
+
+    /// A batch left the socket: send more.
+    func chunksWritten(_ transfer: FileTransferID, on link: ObjectIdentifier) {
+        guard var sending = outgoing[transfer], sending.link == link else { return }
+        sending.inFlight = max(0, sending.inFlight - 1)
+        outgoing[transfer] = sending
+        pump(transfer)
+    }
+
+    // MARK: - Sending and receiving
+
+    private func pump(_ transfer: FileTransferID) {
+        guard var sending = outgoing[transfer], let linkID = sending.link, peers[sending.peerKey]?.link == linkID,
+            let link = links[linkID], link.machine.phase == .open
+        else { return }
+        let offer = sending.file.offer
+        while sending.inFlight < Self.batchesInFlight, sending.nextChunk < offer.chunkCount {
+            let end = min(sending.nextChunk + Self.chunksPerBatch, offer.chunkCount)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(Int(end - sending.nextChunk) * (Int(offer.chunkSize) + 128))
+            guard var machine = links[linkID]?.machine else { return }
+            for index in sending.nextChunk..<end {
+                let sealed: [UInt8]
+                do {
+                    sealed = try sending.file.sealedChunk(index)
+                } catch {
+                    outgoing[transfer] = nil
+                    return emit(.error("sending \(offer.name) stopped: the file changed or cannot be read"))
+                }
+                for action in machine.send(.fileChunk(transfer, index: index, sealed: sealed)) {
+                    if case .write(let written) = action { bytes += written }
+                }
+            }
+            links[linkID]?.machine = machine
+            sending.sinceReport += end - sending.nextChunk
+            sending.nextChunk = end
+            sending.inFlight += 1
+            let promise = link.channel.eventLoop.makePromise(of: Void.self)
+            let sink = inputContinuation
+            promise.futureResult.whenComplete { _ in sink.yield(.chunksWritten(transfer, linkID)) }
+            link.channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: promise)
+            if sending.sinceReport >= 16 || end == offer.chunkCount {
+                sending.sinceReport = 0
+                let sent = min(end * UInt64(offer.chunkSize), offer.size)
+                emit(.fileProgress(
+                    peer: peers[sending.peerKey]?.record.name ?? "?", id: transfer.description, bytes: sent, total: offer.size,
+                    sending: true))
+            }
+        }
+        outgoing[transfer] = sending
+    }
+
+    private func startReceiving(_ offer: FileOffer, from key: String) {
+        let file: IncomingFile
+        do {
+            file = try IncomingFile(offer: offer, downloads: configuration.downloads)
+        } catch {
+            emit(.error("cannot write into \(configuration.downloads.path): \(error)"))
+            enqueuePayload(.fileAnswer(offer.id, accepted: false), to: key)
+            return
+        }
+        incoming[offer.id] = IncomingTransfer(file: file, peerKey: key)
+        saveIncoming(offer, peer: key)
+        enqueuePayload(.fileAnswer(offer.id, accepted: true), to: key)
+        if file.isComplete {
+            finishReceiving(offer.id, from: key)
+        } else {
+            transmit([.fileRequest(offer.id, fromChunk: file.heldChunks)], to: key)
+        }
+    }
+
+    private func finishReceiving(_ transfer: FileTransferID, from key: String) {
+        guard let receiving = incoming.removeValue(forKey: transfer) else { return }
+        let name = peers[key]?.record.name ?? "?"
+        let offer = receiving.file.offer
+        forgetIncoming(transfer)
+        do {
+            let path = try receiving.file.finish()
+            emit(.fileProgress(peer: name, id: transfer.description, bytes: offer.size, total: offer.size, sending: false))
+            emit(.fileReceived(from: name, id: transfer.description, path: path.path, sha256: Hex.encode(offer.sha256)))
+            enqueuePayload(.fileComplete(transfer, verified: true), to: key)
+        } catch {
+            emit(.error("\(offer.name) from \(name) was discarded: \(error.code == .hashMismatch ? "its SHA-256 does not match" : "\(error)")"))
+            enqueuePayload(.fileComplete(transfer, verified: false), to: key)
+        }
+    }
+
+    private func enqueuePayload(_ payload: NearbyPayload, to key: String) {
+        guard var peer = peers[key] else { return }
+        do {
+            let (_, records) = try peer.conversation.enqueue(payload)
+            peers[key] = peer
+            save(key)
+            transmit(records, to: key)
+        } catch {
+            emit(.error("not sent: \(error)"))
+        }
+    }
+
+    private func pendingOffer(_ prefix: String?) -> FileTransferID? {
+        guard let prefix else { return offers.count == 1 ? offers.keys.first : nil }
+        let matches = offers.keys.filter { $0.description.hasPrefix(prefix.lowercased()) }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    private func saveIncoming(_ offer: FileOffer, peer: String) {
+        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        do {
+            let value = try JSONEncoder().encode(IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer))
+            try store.saveNearby(records: [NearbyStoredRecord(kind: "transfer-in", id: offer.id.description, updatedAt: now, value: value)])
+        } catch {
+            emit(.error("the store failed: \(error)"))
+        }
+    }
+
+    private func forgetIncoming(_ transfer: FileTransferID) {
+        try? store.saveNearby(records: [], deleting: [("transfer-in", transfer.description)])
+    }
+}
