@@ -382,6 +382,11 @@ struct HostileClientTests {
             // WebSockets do not count as pending, but count toward the source's total.
             var sockets: [RawWebSocket] = []
             for socket in held { await socket.close() }
+            // A loaded host may not have seen those closes yet: wait until the server has.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while server.server.guardian.counts.pending > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
             for _ in 0..<5 { sockets.append(try await RawWebSocket.connect(port: server.port, from: "127.0.0.2")) }
             let sixth = try await RawWebSocket.open(port: server.port, from: "127.0.0.2")
             #expect(await sixth.closes(within: 30))

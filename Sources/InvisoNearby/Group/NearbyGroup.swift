@@ -274,6 +274,40 @@ public struct NearbyGroup: Sendable {
     }
 }
 
+// MARK: - Storage
+
+extension NearbyGroup {
+    /// What the store keeps of a group (JSON, sealed by the store: it holds sender keys).
+    struct Snapshot: Codable {
+        var id: Data
+        var name: String
+        var epoch: UInt32
+        var members: [Data]
+        var me: Data
+        var hasLeft: Bool
+        var keys: [String: Data]
+    }
+
+    var snapshot: Snapshot {
+        Snapshot(
+            id: Data(id), name: name, epoch: epoch, members: members.map { Data($0.bytes) }, me: Data(me.bytes),
+            hasLeft: hasLeft,
+            keys: keys.records.mapValues { record in record.serialize().withUnsafeBytes { Data($0) } })
+    }
+
+    init(snapshot: Snapshot) throws {
+        var keys = NearbyGroupKeys()
+        for (name, bytes) in snapshot.keys {
+            keys.restore(name, try SenderKeyRecord(serialized: [UInt8](bytes)))
+        }
+        self.init(
+            id: [UInt8](snapshot.id), name: snapshot.name, epoch: snapshot.epoch,
+            members: try snapshot.members.map { try NearbyPublicIdentity([UInt8]($0)) },
+            me: try NearbyPublicIdentity([UInt8](snapshot.me)), keys: keys)
+        hasLeft = snapshot.hasLeft
+    }
+}
+
 /// The group's sender keys: InvisoSignal's records by sender and distribution id.
 struct NearbyGroupKeys: SenderKeyStore, Sendable {
     private(set) var records: [String: SenderKeyRecord] = [:]
@@ -289,6 +323,8 @@ struct NearbyGroupKeys: SenderKeyStore, Sendable {
     mutating func storeSenderKey(_ record: SenderKeyRecord, sender: ProtocolAddress, distributionID: UUID) throws {
         records[Self.key(sender, distributionID)] = record
     }
+
+    mutating func restore(_ key: String, _ record: SenderKeyRecord) { records[key] = record }
 
     /// Drops every key of `sender`.
     mutating func forget(sender: NearbyPublicIdentity) {

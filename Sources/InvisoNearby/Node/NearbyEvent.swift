@@ -64,6 +64,12 @@ public enum NearbyEvent: Sendable, Equatable {
     case fileSent(to: String, id: String, verified: Bool)
     /// The receiver refused the file.
     case fileRefused(by: String, id: String)
+    /// A group's members or epoch changed (or we joined it).
+    case groupUpdated(group: String, members: [String], epoch: UInt32)
+    /// A message to a group.
+    case groupMessage(group: String, from: String, text: String, sentAt: UInt64)
+    /// We left a group, or its creator removed us.
+    case groupLeft(group: String, removed: Bool)
     /// Something failed (a plain sentence).
     case error(String)
 }

@@ -111,7 +111,7 @@ public actor NearbyNode {
     private let inputs: AsyncStream<Input>
     let inputContinuation: AsyncStream<Input>.Continuation
 
-    private let identity: NearbyIdentity
+    let identity: NearbyIdentity
     let store: InvisoStore
     let clock: any InvisoClock
     let configuration: Configuration
@@ -128,6 +128,8 @@ public actor NearbyNode {
     var outgoing: [FileTransferID: OutgoingTransfer] = [:]
     /// Files being received (accepted), by transfer.
     var incoming: [FileTransferID: IncomingTransfer] = [:]
+    /// Groups, by hex id.
+    var groups: [String: NearbyGroup] = [:]
     /// Offers waiting for the user's answer.
     var offers: [FileTransferID: (offer: FileOffer, peerKey: String)] = [:]
 
@@ -152,6 +154,12 @@ public actor NearbyNode {
                 record: record, conversation: NearbyConversation(lifetime: NearbyLifetime(rawValue: record.lifetime) ?? .never, link: link),
                 link: nil)
             peers[peer.key] = peer
+        }
+        for stored in try store.nearbyRecords(kind: "group") {
+            guard let snapshot = try? JSONDecoder().decode(NearbyGroup.Snapshot.self, from: stored.value),
+                let group = try? NearbyGroup(snapshot: snapshot)
+            else { continue }
+            groups[stored.id] = group
         }
         for stored in try store.nearbyRecords(kind: "transfer-in") {
             guard let record = try? JSONDecoder().decode(IncomingTransferRecord.self, from: stored.value),
@@ -565,6 +573,8 @@ public actor NearbyNode {
                     if received.lifetimeAgreed == nil { emit(.lifetimeProposed(by: peer.record.name, lifetime: lifetime)) }
                 case .fileOffer, .fileAnswer, .fileComplete:
                     filePayload(payload, from: key)
+                case .groupUpdate, .groupMessage, .groupLeave:
+                    groupPayload(payload, from: key)
                 default: break
                 }
             }
@@ -716,12 +726,42 @@ public actor NearbyNode {
         found.reported = true
         discovered[service.name] = found
         guard firstReport else { return }
+        // Known by name, or (someone a group introduced) by the advertised fingerprint.
         let known = peers.values.first { $0.record.name == service.name }
+            ?? peers.values.first { $0.record.accepted && $0.info.fingerprint == found.fingerprint }
         emit(.peerFound(known?.info ?? NearbyPeerInfo(name: service.name, fingerprint: found.fingerprint ?? "?", status: .new)))
         // A known person is back: dial, so that queued messages go out. Both may dial at
         // once; the connection the lower identity dialled is kept (see `.opened`).
         if let known, known.record.accepted, !known.record.blocked, known.link == nil {
-            connect(service.name)
+            dial(known, at: service.name)
+        }
+    }
+
+    /// Dials a known person at the service `name`, expecting its pinned identity.
+    func dial(_ peer: Peer, at name: String) {
+        guard let found = discovered[name], let address = found.address, let port = found.port else { return }
+        dial(
+            host: address.map(String.init).joined(separator: "."), port: Int(port),
+            expectation: .identity(NearbyPublicIdentity(unchecked: peer.record.identity)), label: name)
+    }
+
+    /// People a group's creator introduced: pinned and accepted (as the creator vouched for
+    /// them), named by fingerprint until their hello says their name, and dialled when
+    /// they are on the network.
+    func introduce(_ members: [NearbyPublicIdentity]) {
+        for member in members where member != identity.publicKey {
+            let key = Hex.encode(member.bytes)
+            guard peers[key] == nil else { continue }
+            let record = NearbyPeerRecord(
+                identity: member.bytes, name: member.shortFingerprint, accepted: true, verified: false, blocked: false,
+                lifetime: 0, link: .init(ReliableLink().snapshot))
+            peers[key] = Peer(record: record, conversation: NearbyConversation(), link: nil)
+            save(key)
+            if let name = discovered.first(where: { $0.value.fingerprint == member.shortFingerprint && $0.value.address != nil })?.key,
+                let peer = peers[key]
+            {
+                dial(peer, at: name)
+            }
         }
     }
 }

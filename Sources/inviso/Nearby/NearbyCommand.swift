@@ -21,6 +21,7 @@ struct NearbyCommand: AsyncParsableCommand {
 
             Commands: /connect NAME, /accept [NAME], /reject [NAME], /block NAME, \
             /trust NAME, /msg NAME TEXT, /open NAME, /send PATH, /accept file [ID], \
+            /group create NAME MEMBER…, /group add|remove NAME MEMBER, /group leave NAME, \
             /reject file [ID], /verify [NAME], /verified [NAME], /lifetime 24h|7d|30d|never, \
             /lifetime reject, /peers, /history [NAME], /quit. Any other line is a message to \
             the open conversation (start it with // to send a line that begins with /).
@@ -196,8 +197,26 @@ actor NearbyCLISession {
                         text: verified ? "= \(to) has the file (SHA-256 checked)" : "! \(to) received the file but its hash did not match")
         case .fileRefused(let by, let id):
             output.emit("file_refused", ["by": .string(by), "id": .string(id)], text: "= \(by) refused the file")
+        case .groupUpdated(let group, let members, let epoch):
+            output.emit("group", ["group": .string(group), "members": .string(members.joined(separator: ",")), "epoch": .int(Int(epoch))],
+                        text: "= group \(group): \(members.joined(separator: ", "))")
+        case .groupMessage(let group, let from, let text, let sentAt):
+            output.emit("group_message", ["group": .string(group), "from": .string(from), "text": .string(text), "sent_at": .int(Int(sentAt))],
+                        text: "[\(group)] \(from): \(text)")
+        case .groupLeft(let group, let removed):
+            output.emit("group_left", ["group": .string(group), "removed": .bool(removed)],
+                        text: removed ? "= you are no longer in \(group)" : "= you left \(group)")
         case .error(let message):
             output.error(message)
+        }
+    }
+
+    /// Sends to a person, or to a group of that name when no person has it.
+    private func deliver(_ text: String, to name: String) async {
+        if await node.isGroup(name), await node.safetyNumber(with: name) == nil {
+            await node.sendToGroup(text, group: name)
+        } else {
+            await node.send(text, to: name)
         }
     }
 
@@ -218,7 +237,7 @@ actor NearbyCLISession {
                 output.error("no open conversation: /connect NAME, or /msg NAME text")
                 return true
             }
-            await node.send(text, to: open)
+            await deliver(text, to: open)
             return true
         }
         let words = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
@@ -264,7 +283,7 @@ actor NearbyCLISession {
             guard words.count >= 3, let argument else { output.error("usage: /msg NAME text"); break }
             let text = line.drop(while: { $0 != " " }).dropFirst().drop(while: { $0 == " " })
                 .drop(while: { $0 != " " }).dropFirst()
-            await node.send(String(text), to: argument)
+            await deliver(String(text), to: argument)
         case "/verify", "/verified":
             guard let name = argument ?? open, let number = await node.safetyNumber(with: name) else {
                 output.error("no conversation to verify (/verify NAME)")
@@ -304,7 +323,19 @@ actor NearbyCLISession {
                     text: "\(entry.outgoing ? "you" : name): \(entry.text)")
             }
         case "/group":
-            output.error("\(words[0]) is not available yet in this build")
+            let rest = Array(words.dropFirst(2))
+            switch (argument, rest.first) {
+            case ("create", let name?) where rest.count >= 2:
+                await node.createGroup(name, members: Array(rest.dropFirst()))
+            case ("add", let name?) where rest.count == 2:
+                await node.addToGroup(name, member: rest[1])
+            case ("remove", let name?) where rest.count == 2:
+                await node.removeFromGroup(name, member: rest[1])
+            case ("leave", let name?) where rest.count == 1:
+                await node.leaveGroup(name)
+            default:
+                output.error("usage: /group create NAME MEMBER…, /group add|remove NAME MEMBER, /group leave NAME")
+            }
         default:
             output.error("unknown command \(words[0]) (see inviso nearby --help)")
         }
