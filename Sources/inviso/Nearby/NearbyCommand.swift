@@ -57,6 +57,8 @@ struct NearbyCommand: AsyncParsableCommand {
     var clockOffset: Int64 = 0
 
     func run() async throws {
+        // avahi's compatibility library prints a warning on first use unless told not to.
+        setenv("AVAHI_COMPAT_NOWARN", "1", 0)
         let environment = ProcessInfo.processInfo.environment
         let displayName = name ?? environment["USER"] ?? "inviso"
         do {
