@@ -233,7 +233,8 @@ extension NearbyNode {
         }
     }
 
-    private func enqueuePayload(_ payload: NearbyPayload, to key: String) {
+    /// Queues a payload on the conversation with `key` (sent now if connected).
+    func enqueuePayload(_ payload: NearbyPayload, to key: String) {
         guard var peer = peers[key] else { return }
         do {
             let (_, records) = try peer.conversation.enqueue(payload)
@@ -252,7 +253,7 @@ extension NearbyNode {
     }
 
     private func saveIncoming(_ offer: FileOffer, peer: String) {
-        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        let now = nowMilliseconds
         do {
             let value = try JSONEncoder().encode(IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer))
             try store.saveNearby(records: [NearbyStoredRecord(kind: "transfer-in", id: offer.id.description, updatedAt: now, value: value)])

@@ -14,9 +14,9 @@ extension NearbyNode {
         guard groupNamed(name) == nil else { return emit(.error("you already have a group called \(name)")) }
         var others: [NearbyPublicIdentity] = []
         for member in names {
-            guard let key = peerKey(named: member), let peer = peers[key], peer.record.accepted,
-                let identity = try? NearbyPublicIdentity(peer.record.identity)
-            else { return emit(.error("\(member) is not someone you have talked to (/connect \(member) first)")) }
+            guard let identity = acceptedIdentity(named: member) else {
+                return emit(.error("\(member) is not someone you have talked to (/connect \(member) first)"))
+            }
             others.append(identity)
         }
         do {
@@ -53,7 +53,7 @@ extension NearbyNode {
     /// Sends `text` to a group: encrypted once, carried to every member.
     public func sendToGroup(_ text: String, group name: String) {
         guard var group = groupNamed(name) else { return emit(.error("no group called \(name)")) }
-        let sentAt = UInt64(max(0, (clock.wallClock.timeIntervalSince1970 * 1000).rounded()))
+        let sentAt = UInt64(max(0, nowMilliseconds))
         do {
             var generator = SystemRandomNumberGenerator()
             let id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -143,8 +143,9 @@ extension NearbyNode {
         _ change: (inout NearbyGroup, NearbyPublicIdentity) throws(NearbyGroup.Failure) -> [NearbyGroup.Outgoing]
     ) {
         guard var group = groupNamed(name) else { return emit(.error("no group called \(name)")) }
-        guard let key = peerKey(named: member), let peer = peers[key], let identity = try? NearbyPublicIdentity(peer.record.identity)
-        else { return emit(.error("\(member) is not someone you have talked to")) }
+        guard let identity = acceptedIdentity(named: member) else {
+            return emit(.error("\(member) is not someone you have talked to"))
+        }
         do {
             let outgoing = try change(&group, identity)
             groups[Hex.encode(group.id)] = group
@@ -161,20 +162,14 @@ extension NearbyNode {
         for item in outgoing {
             let key = Hex.encode(item.to.bytes)
             guard peers[key] != nil else { continue }
-            enqueueGroupPayload(item.payload, to: key)
+            enqueuePayload(item.payload, to: key)
         }
     }
 
-    private func enqueueGroupPayload(_ payload: NearbyPayload, to key: String) {
-        guard var peer = peers[key] else { return }
-        do {
-            let (_, records) = try peer.conversation.enqueue(payload)
-            peers[key] = peer
-            save(key)
-            transmit(records, to: key)
-        } catch {
-            emit(.error("not sent: \(error)"))
-        }
+    /// The identity of the accepted person called `name`.
+    private func acceptedIdentity(named name: String) -> NearbyPublicIdentity? {
+        guard let key = peerKey(named: name), let peer = peers[key], peer.record.accepted else { return nil }
+        return try? NearbyPublicIdentity(peer.record.identity)
     }
 
     func groupNamed(_ name: String) -> NearbyGroup? {
@@ -188,7 +183,7 @@ extension NearbyNode {
     }
 
     private func saveGroup(_ group: NearbyGroup) {
-        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        let now = nowMilliseconds
         do {
             let value = try JSONEncoder().encode(group.snapshot)
             try store.saveNearby(records: [NearbyStoredRecord(kind: "group", id: Hex.encode(group.id), updatedAt: now, value: value)])
@@ -198,7 +193,7 @@ extension NearbyNode {
     }
 
     private func storeGroupMessage(_ group: NearbyGroup, from sender: String, id: [UInt8], text: String, sentAt: UInt64) {
-        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        let now = nowMilliseconds
         let record = NearbyMessageRecord(direction: sender == "you" ? "out" : "in", peer: sender, seq: 0, text: text, sentAt: sentAt)
         do {
             try store.addNearbyMessage(NearbyStoredMessage(

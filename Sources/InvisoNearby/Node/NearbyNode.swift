@@ -321,8 +321,7 @@ public actor NearbyNode {
         guard let key = peerKey(named: name), var peer = peers[key], peer.record.accepted else {
             return emit(.error("connect to \(name) first (/connect \(name))"))
         }
-        let now = clock.wallClock
-        let sentAt = UInt64(max(0, (now.timeIntervalSince1970 * 1000).rounded()))
+        let sentAt = UInt64(max(0, nowMilliseconds))
         do {
             var generator = SystemRandomNumberGenerator()
             let id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -401,7 +400,7 @@ public actor NearbyNode {
     /// A conversation's stored messages that have not expired.
     public func history(with name: String) -> [(outgoing: Bool, seq: UInt64, text: String, sentAt: UInt64)] {
         guard let key = peerKey(named: name) else { return [] }
-        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        let now = nowMilliseconds
         let rows = (try? store.nearbyMessages(conversation: key, now: now)) ?? []
         return rows.compactMap { row in
             guard let message = try? JSONDecoder().decode(NearbyMessageRecord.self, from: row.value) else { return nil }
@@ -594,7 +593,7 @@ public actor NearbyNode {
 
     @discardableResult
     private func storeMessage(peer: Peer, direction: String, seq: UInt64, text: String, sentAt: UInt64, lifetime: NearbyLifetime) -> UInt64? {
-        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        let now = nowMilliseconds
         let expiresAt: Int64? = lifetime == .never ? nil : now + Int64(lifetime.seconds) * 1000
         let record = NearbyMessageRecord(direction: direction, peer: peer.record.name, seq: seq, text: text, sentAt: sentAt)
         do {
@@ -612,7 +611,7 @@ public actor NearbyNode {
         peer.record.lifetime = peer.conversation.lifetime.rawValue
         peer.record.link = .init(peer.conversation.linkSnapshot)
         peers[key] = peer
-        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        let now = nowMilliseconds
         do {
             try store.saveNearby(records: [NearbyStoredRecord(
                 kind: "peer", id: key, updatedAt: now, value: try JSONEncoder().encode(peer.record))])
@@ -622,7 +621,7 @@ public actor NearbyNode {
     }
 
     private func sweep() {
-        let now = Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded())
+        let now = nowMilliseconds
         do {
             try store.deleteExpiredNearbyMessages(now: now)
         } catch {
@@ -657,6 +656,9 @@ public actor NearbyNode {
             emit.yield(.error("could not reach \(label): \(error)"))
         }
     }
+
+    /// The injected clock's wall time, in milliseconds since 1970.
+    var nowMilliseconds: Int64 { Int64((clock.wallClock.timeIntervalSince1970 * 1000).rounded()) }
 
     func emit(_ event: NearbyEvent) {
         emitContinuation.yield(event)
