@@ -7,7 +7,7 @@ import Testing
 /// process talks to host 1's daemon over its private D-Bus; avahi's own tools run on host 2.
 @Suite(.serialized, .enabled(if: TestNetwork.shouldRun)) struct DNSSDTests {
     @Test func interoperatesWithAvahiToolsBothWays() async throws {
-        let network = try TestNetwork(prefix: "dns", hosts: 2)
+        let network = try await TestNetwork.start(prefix: "dns", hosts: 2)
         // libdbus reads the system bus address when it first connects: this suite is the
         // only user of DNS-SD in the test process.
         setenv("DBUS_SYSTEM_BUS_ADDRESS", network.busAddress(1), 1)
@@ -26,9 +26,11 @@ import Testing
         #expect(service.name == "alice")
 
         var seen = ""
-        try await eventually("avahi-browse on host 2 to resolve our service", seconds: 20) {
-            seen = (try? network.run(2, ["avahi-browse", "-rpt", "_inviso._tcp"]).output) ?? ""
-            return seen.contains("10.77.0.1;40123;")
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !seen.contains("10.77.0.1;40123;") {
+            #expect(ContinuousClock.now < deadline, "avahi-browse on host 2 did not resolve our service:\n\(seen)")
+            guard ContinuousClock.now < deadline else { return }
+            seen = (try? await network.run(2, ["avahi-browse", "-rpt", "_inviso._tcp"]).output) ?? ""
         }
         let line = try #require(seen.split(separator: "\n").first { $0.hasPrefix("=") && $0.contains(";alice;") })
         #expect(line.contains("\"v=1\"") && line.contains("\"id=0123456789abcdef\"") && line.contains("\"caps=7\""))
@@ -82,7 +84,8 @@ import Testing
         #expect(addresses.withLock { $0.contains([10, 77, 0, 2]) })
 
         // 4. bob leaves: the removal arrives.
-        publisher.terminate()
+        await publisher.terminate()
         try await eventually("bob's removal") { events.withLock { $0.contains { bob($0, added: false) != nil } } }
+        await network.stop()
     }
 }

@@ -14,7 +14,7 @@ import Testing
         let data: URL
         private let child: Spawn.Child
 
-        init(_ name: String, host: Int, on network: borrowing TestNetwork, data: URL, extra: [String] = []) throws {
+        init(_ name: String, host: Int, on network: TestNetwork, data: URL, extra: [String] = []) throws {
             self.name = name
             self.data = data
             child = try network.start(
@@ -54,14 +54,15 @@ import Testing
         }
 
         /// Kills the process at once (no goodbye, no flush): a connection cut mid-way.
-        func kill() {
-            child.killAbruptly()
+        func kill() async {
+            await child.killAbruptly()
         }
 
-        func quit() {
+        func quit() async {
             say("/quit")
             child.closeInput()
-            #expect(child.wait() == 0, "\(name) exited with an error:\n\(child.output())")
+            let status = await child.exit()
+            #expect(status == 0, "\(name) exited with an error:\n\(child.output())")
         }
     }
 
@@ -78,7 +79,7 @@ import Testing
     }
 
     @Test func threePeopleDiscoverPairChatAndKeepWhatTheyAgreed() async throws {
-        let network = try TestNetwork(prefix: "cli", hosts: 3)
+        let network = try await TestNetwork.start(prefix: "cli", hosts: 3)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-nearby-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
@@ -92,7 +93,7 @@ import Testing
         try await carol.expect("peer_found", ["name": "alice"])
         try await alice.expect("peer_found", ["name": "bob"])
         try await alice.expect("peer_found", ["name": "carol"])
-        let browsed = try network.run(2, ["avahi-browse", "-rpt", "_inviso._tcp"]).output
+        let browsed = try await network.run(2, ["avahi-browse", "-rpt", "_inviso._tcp"]).output
         #expect(browsed.contains(";alice;_inviso._tcp;local;") && browsed.contains("\"id=\(aliceFingerprint)\"") && browsed.contains("\"v=1\""))
 
         // Pairing: a request each side answers; equal safety numbers on both sides.
@@ -146,7 +147,7 @@ import Testing
         #expect(!carol.events().contains { ($0["text"] as? String)?.contains("after carol left") == true })
 
         // The outbox: carol leaves; alice's message waits and arrives when carol is back.
-        carol.quit()
+        await carol.quit()
         try await alice.expect("closed", ["peer": "carol"])
         alice.say("/msg carol while you were away")
         // (The group's payloads took the first numbers of this conversation.)
@@ -168,7 +169,7 @@ import Testing
         alice.say("this one disappears")
         let brief = try await carol.expect("message", ["text": "this one disappears"])
         #expect(brief["expires_at"] as? Int != nil)
-        carol.quit()
+        await carol.quit()
         let later = try Person(
             "carol", host: 3, on: network, data: root.appendingPathComponent("carol"),
             extra: ["--no-discovery", "--clock-offset", String(25 * 3600)])
@@ -176,11 +177,11 @@ import Testing
         later.say("/history alice")
         try await later.expect("history", ["text": "while you were away"])
         #expect(!later.events().contains { $0["text"] as? String == "this one disappears" })
-        later.quit()
+        await later.quit()
 
         // Someone else announcing as "bob" with another identity is refused by alice,
         // who pinned bob's.
-        bob.quit()
+        await bob.quit()
         try await alice.expect("peer_lost", ["name": "bob"])
         let mallory = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("mallory"))
         try await mallory.expect("ready")
@@ -191,14 +192,15 @@ import Testing
         let changed = try await alice.expect("identity_changed", ["name": "bob"])
         #expect(changed["presented"] as? String != changed["pinned"] as? String)
         #expect(!mallory.events().contains { $0["event"] as? String == "connected" })
-        mallory.quit()
-        alice.quit()
+        await mallory.quit()
+        await alice.quit()
+        await network.stop()
     }
 
     /// A 50 MiB file from alice to bob: offered, accepted, cut mid-way by killing bob's
     /// process, resumed from the chunks bob holds when he is back, and checked.
     @Test func aLargeFileSurvivesACutConnection() async throws {
-        let network = try TestNetwork(prefix: "fil", hosts: 2)
+        let network = try await TestNetwork.start(prefix: "fil", hosts: 2)
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-nearby-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -226,7 +228,7 @@ import Testing
                 event["event"] as? String == "file_progress" && (event["bytes"] as? Int ?? 0) >= 4 * 1024 * 1024
             }
         }
-        bob.kill()
+        await bob.kill()
         let held = bob.events().compactMap { $0["event"] as? String == "file_progress" ? $0["bytes"] as? Int : nil }.max() ?? 0
         #expect(held < contents.count, "the whole file arrived before the cut; the test proves nothing")
         try await alice.expect("closed", ["peer": "bob"])
@@ -241,7 +243,8 @@ import Testing
         #expect(resumedFrom > 0)
         let sent = try await alice.expect("file_sent", ["to": "bob"])
         #expect(sent["verified"] as? Bool == true)
-        bob.quit()
-        alice.quit()
+        await bob.quit()
+        await alice.quit()
+        await network.stop()
     }
 }

@@ -6,8 +6,24 @@ import Testing
 /// (Foundation's `Process` did not observe the exit of a script whose children daemonise).
 /// Standard output and error go through a pipe that a thread of ours drains.
 enum Spawn {
-    /// Runs `arguments` to completion; returns its exit status and output (stdout + stderr).
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    /// Runs `arguments` to completion on a thread of its own — never on one of the few
+    /// threads Swift concurrency has, which a blocking wait would starve — and returns its
+    /// exit status and output (stdout + stderr).
+    static func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                do {
+                    continuation.resume(returning: try runBlocking(arguments))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+            thread.start()
+        }
+    }
+
+    /// ``run(_:)`` on the calling thread (deinitialisers only).
+    static func runBlocking(_ arguments: [String]) throws -> (status: Int32, output: String) {
         let child = try Child(arguments)
         let status = child.wait()
         return (status, child.output())
@@ -133,16 +149,38 @@ enum Spawn {
             }
         }
 
-        /// Sends SIGKILL and reaps.
-        func killAbruptly() {
+        /// Sends SIGKILL and waits for the exit.
+        func killAbruptly() async {
             kill(pid, SIGKILL)
-            wait()
+            _ = await exit()
         }
 
-        /// Sends SIGTERM and reaps.
-        func terminate() {
+        /// Sends SIGTERM and waits for the exit.
+        func terminate() async {
             kill(pid, SIGTERM)
-            wait()
+            _ = await exit()
+        }
+
+        /// Waits for the exit without blocking a thread (polls, reading output meanwhile);
+        /// returns the exit status.
+        func exit() async -> Int32 {
+            while true {
+                if let status = reapIfExited() { return status }
+                buffer.poll()
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+        }
+
+        private func reapIfExited() -> Int32? {
+            reaped.withLock { reaped in
+                if let reaped { return reaped }
+                var status: Int32 = 0
+                guard waitpid(pid, &status, WNOHANG) == pid else { return nil }
+                buffer.poll()
+                let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                reaped = exitStatus
+                return exitStatus
+            }
         }
 
         /// Everything the program wrote so far.
@@ -206,7 +244,8 @@ enum Spawn {
 /// Hosts in network namespaces with their own D-Bus and avahi-daemon
 /// (`scripts/nearby-netns.sh`). Needs root and the avahi packages: outside CI the tests
 /// that use it skip with a message; under `CI=true` they run (and fail without them).
-struct TestNetwork: ~Copyable {
+final class TestNetwork: @unchecked Sendable {
+    // @unchecked: `name` is set once; `stopped` is touched by the test's task only.
     let name: String
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../scripts/nearby-netns.sh").standardizedFileURL.path
@@ -227,22 +266,34 @@ struct TestNetwork: ~Copyable {
         return false
     }
 
+    private var stopped = false
+
+    private init(name: String) { self.name = name }
+
     /// Starts `hosts` hosts named after `prefix` plus a random suffix.
-    init(prefix: String, hosts: Int) throws {
-        name = prefix + String(UInt32.random(in: 0...0xFFFF), radix: 16)
-        let result = try Spawn.run(["bash", Self.script, "up", name, String(hosts)])
+    static func start(prefix: String, hosts: Int) async throws -> TestNetwork {
+        let network = TestNetwork(name: prefix + String(UInt32.random(in: 0...0xFFFF), radix: 16))
+        let result = try await Spawn.run(["bash", script, "up", network.name, String(hosts)])
         guard result.status == 0 else {
-            _ = try? Spawn.run(["bash", Self.script, "down", name])
+            await network.stop()
             throw TestNetworkError(output: result.output)
         }
+        return network
+    }
+
+    /// Stops the daemons and deletes the namespaces.
+    func stop() async {
+        guard !stopped else { return }
+        stopped = true
+        _ = try? await Spawn.run(["bash", Self.script, "down", name])
     }
 
     /// The D-Bus address of host `index`'s system bus.
     func busAddress(_ index: Int) -> String { "unix:path=/tmp/inviso-netns/\(name)/h\(index)/system_bus_socket" }
 
     /// Runs a command on host `index` to completion.
-    func run(_ index: Int, _ command: [String]) throws -> (status: Int32, output: String) {
-        try Spawn.run(["bash", Self.script, "exec", name, String(index)] + command)
+    func run(_ index: Int, _ command: [String]) async throws -> (status: Int32, output: String) {
+        try await Spawn.run(["bash", Self.script, "exec", name, String(index)] + command)
     }
 
     /// Starts a command on host `index` (with a pipe to its standard input for `input`).
@@ -250,7 +301,10 @@ struct TestNetwork: ~Copyable {
         try Spawn.Child(["bash", Self.script, "exec", name, String(index)] + command, input: input)
     }
 
-    deinit { _ = try? Spawn.run(["bash", Self.script, "down", name]) }
+    /// A test that failed before ``stop()`` still leaves nothing behind (blocking, rarely).
+    deinit {
+        if !stopped { _ = try? Spawn.runBlocking(["bash", Self.script, "down", name]) }
+    }
 }
 
 struct TestNetworkError: Error, CustomStringConvertible {
