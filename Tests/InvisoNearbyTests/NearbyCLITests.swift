@@ -205,9 +205,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var generator = SplitMix(seed: 50)
-        var contents = [UInt8](repeating: 0, count: 50 * 1024 * 1024)
-        for index in stride(from: 0, to: contents.count, by: 8) {
-            withUnsafeBytes(of: generator.next()) { contents.replaceSubrange(index..<(index + 8), with: $0) }
+        let contents = [UInt8](unsafeUninitializedCapacity: 50 * 1024 * 1024) { buffer, count in
+            let words = UnsafeMutableRawBufferPointer(buffer).bindMemory(to: UInt64.self)
+            for index in words.indices { words[index] = generator.next() }
+            count = buffer.count
         }
         try Data(contents).write(to: root.appendingPathComponent("big.bin"))
         let expected = SHA256.hash(data: contents).map { String(format: "%02x", $0) }.joined()
