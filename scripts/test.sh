@@ -2,7 +2,7 @@
 # The project's test command (README): build everything, including the `inviso`
 # executable that the interop tests launch, replay the fuzz seed corpus through the
 # fuzz targets' invariant checks, check the REST contract (CI), then run every test in
-# one parallel pass.
+# one parallel pass — but for the nearby namespace suites, which run after it (below).
 #
 # One pass is enough because no test races the wall clock any more: the session and
 # signaling logic are pure machines tested on virtual time, the drivers' timers sleep on
