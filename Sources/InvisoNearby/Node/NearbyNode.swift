@@ -366,6 +366,9 @@ public actor NearbyNode {
         }
     }
 
+    /// Whether someone called `name` has talked with us.
+    public func knows(_ name: String) -> Bool { peerKey(named: name) != nil }
+
     /// The safety number with `name`, if we have talked.
     public func safetyNumber(with name: String) -> NearbySafetyNumber? {
         guard let key = peerKey(named: name), let peer = peers[key],

@@ -1,3 +1,5 @@
+import InvisoKit
+
 /// Reads big-endian fields from a byte array, checking every length before reading.
 /// Every failure is ``NearbyError/Code/malformed`` with the field's name.
 struct ByteReader {
@@ -56,6 +58,16 @@ struct ByteReader {
         let raw = try lengthPrefixed(field, limit: limit)
         guard let text = String(validating: raw, as: UTF8.self) else { throw NearbyError(.malformed, field) }
         return text
+    }
+
+    /// A 16-byte file transfer id.
+    mutating func transferID() throws(NearbyError) -> FileTransferID {
+        let bytes = try bytes(16, "transfer id")
+        do {
+            return try FileTransferID(bytes)
+        } catch {
+            throw NearbyError(.malformed, "transfer id")
+        }
     }
 
     /// Succeeds only when every byte was read.

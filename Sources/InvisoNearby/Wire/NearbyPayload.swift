@@ -169,8 +169,8 @@ public enum NearbyPayload: Sendable, Equatable {
             } catch {
                 throw NearbyError(.malformed, "file offer")
             }
-        case 0x21: self = .fileAnswer(try Self.transferID(&reader), accepted: try Self.flag(&reader))
-        case 0x22: self = .fileComplete(try Self.transferID(&reader), verified: try Self.flag(&reader))
+        case 0x21: self = .fileAnswer(try reader.transferID(), accepted: try Self.flag(&reader))
+        case 0x22: self = .fileComplete(try reader.transferID(), verified: try Self.flag(&reader))
         default: throw NearbyError(.malformed, "payload type")
         }
         try reader.finish("payload")
@@ -236,14 +236,6 @@ public enum NearbyPayload: Sendable, Equatable {
         case 0: return false
         case 1: return true
         default: throw NearbyError(.malformed, "flag")
-        }
-    }
-
-    private static func transferID(_ reader: inout ByteReader) throws(NearbyError) -> FileTransferID {
-        do {
-            return try FileTransferID(try reader.bytes(16, "transfer id"))
-        } catch {
-            throw NearbyError(.malformed, "transfer id")
         }
     }
 }

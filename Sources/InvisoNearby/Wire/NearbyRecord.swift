@@ -55,10 +55,10 @@ public enum NearbyRecord: Sendable, Equatable {
             self = .data(seq: seq, payload: try reader.bytes(reader.remaining, "data payload"))
         case 0x11: self = .ack(try reader.uint64("ack"))
         case 0x20:
-            let id = try Self.transferID(&reader)
+            let id = try reader.transferID()
             self = .fileRequest(id, fromChunk: try reader.uint64("file request chunk"))
         case 0x21:
-            let id = try Self.transferID(&reader)
+            let id = try reader.transferID()
             let index = try reader.uint64("chunk index")
             guard reader.remaining >= 16, reader.remaining <= Self.maxSealedChunkBytes else {
                 throw NearbyError(.malformed, "sealed chunk length")
@@ -96,13 +96,5 @@ public enum NearbyRecord: Sendable, Equatable {
             writer.append(sealed)
         }
         return writer.bytes
-    }
-
-    private static func transferID(_ reader: inout ByteReader) throws(NearbyError) -> FileTransferID {
-        do {
-            return try FileTransferID(try reader.bytes(16, "transfer id"))
-        } catch {
-            throw NearbyError(.malformed, "transfer id")
-        }
     }
 }

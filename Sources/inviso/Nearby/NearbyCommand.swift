@@ -215,7 +215,7 @@ actor NearbyCLISession {
 
     /// Sends to a person, or to a group of that name when no person has it.
     private func deliver(_ text: String, to name: String) async {
-        if await node.isGroup(name), await node.safetyNumber(with: name) == nil {
+        if await node.isGroup(name), await !node.knows(name) {
             await node.sendToGroup(text, group: name)
         } else {
             await node.send(text, to: name)
