@@ -24,7 +24,7 @@ enum NearbyFuzzTarget {
     static let ephemeral = try! NoiseKeyPair(rawPrivateKey: [UInt8](repeating: 5, count: 32))
     static let offer = try! FileOffer(
         id: FileTransferID([UInt8](repeating: 6, count: 16)), name: "a.txt", size: 100_000,
-        sha256: [UInt8](repeating: 7, count: 32), key: SecretBytes([UInt8](repeating: 8, count: 32)))
+        key: SecretBytes([UInt8](repeating: 8, count: 32)))
 
     static func run(_ bytes: [UInt8]) {
         hello(bytes)
@@ -65,25 +65,50 @@ enum NearbyFuzzTarget {
         }
     }
 
-    /// The input as a TCP stream, fed in two pieces: every byte is either in a returned
-    /// frame or still buffered, unless the decoder refused the stream.
+    /// The input as a TCP stream, fed in two pieces, to decoders in the handshake and past
+    /// it (where chunk frames are allowed): every byte is either in a returned frame or
+    /// still buffered, unless the decoder refused the stream.
     static func frames(_ bytes: [UInt8]) {
-        for role in [NearbyHandshake.Role.initiator, .responder] {
+        for (role, handshakeFrames) in [(NearbyHandshake.Role.initiator, 0), (.responder, 0), (.initiator, 1), (.responder, 2)] {
             var decoder = NearbyFrameDecoder(role: role)
+            for _ in 0..<handshakeFrames {
+                decoder.append(NearbyFrameDecoder.frame([0]))
+                invariant((try? decoder.next()) == .message([0]), "a handshake frame was not returned")
+            }
             let cut = bytes.isEmpty ? 0 : Int(bytes[0]) % (bytes.count + 1)
             var consumed = 0
+            var messages = handshakeFrames
             var failed = false
             for piece in [bytes[..<cut], bytes[cut...]] where !failed {
                 decoder.append(piece)
                 while true {
                     do {
-                        guard let frame = try decoder.next() else { break }
-                        invariant(!frame.isEmpty && frame.count <= Int(UInt16.max), "a frame out of bounds")
-                        consumed += frame.count + NearbyFrameDecoder.prefixBytes
+                        switch try decoder.next() {
+                        case nil:
+                            break
+                        case .message(let body):
+                            invariant(!body.isEmpty && body.count <= Int(UInt16.max), "a frame out of bounds")
+                            consumed += body.count + NearbyFrameDecoder.prefixBytes
+                            messages += 1
+                            continue
+                        case .chunk(let chunk):
+                            invariant(messages >= (role == .initiator ? 1 : 2), "a chunk frame during the handshake")
+                            invariant(
+                                chunk.sealed.count > FileChunkCipher.overhead
+                                    && chunk.sealed.count <= NearbyFrameDecoder.maxSealedChunkBytes,
+                                "a chunk out of bounds")
+                            invariant(
+                                Array(bytes[consumed..<(consumed + NearbyFrameDecoder.chunkHeaderBytes)])
+                                    == NearbyFrameDecoder.chunkHeader(
+                                        transfer: chunk.transfer, index: chunk.index, sealedCount: chunk.sealed.count),
+                                "a chunk header did not encode back to its bytes")
+                            consumed += chunk.sealed.count + NearbyFrameDecoder.chunkHeaderBytes
+                            continue
+                        }
                     } catch {
                         failed = true
-                        break
                     }
+                    break
                 }
             }
             if !failed {
@@ -146,14 +171,18 @@ enum NearbyFuzzTarget {
             .groupMessage(groupID: [UInt8](repeating: 1, count: 16), epoch: 2, ciphertext: [1, 2, 3]),
             .groupLeave(groupID: [UInt8](repeating: 1, count: 16)), .fileOffer(offer),
             .fileAnswer(offer.id, accepted: true), .fileComplete(offer.id, verified: false),
+            .fileDigest(offer.id, sha256: [UInt8](repeating: 7, count: 32)),
         ]
         seeds += payloads.map { $0.encoded() }
         let sealed = FileChunkCipher(offer: offer).seal([UInt8](repeating: 0x61, count: 100), index: 0)
         let records: [NearbyRecord] = [
             .connectRequest, .connectAccept, .connectReject, .data(seq: 1, payload: payloads[0].encoded()), .ack(7),
-            .fileRequest(offer.id, fromChunk: 3), .fileChunk(offer.id, index: 0, sealed: sealed),
+            .fileRequest(offer.id, fromChunk: 3),
         ]
         seeds += records.map { $0.encoded() }
+        let chunkFrame = NearbyFrameDecoder.chunkHeader(transfer: offer.id, index: 0, sealedCount: sealed.count) + sealed
+        seeds.append(chunkFrame)
+        seeds.append(NearbyFrameDecoder.frame([1, 2]) + chunkFrame + NearbyFrameDecoder.frame([3]))
         seeds.append(sealed)
         seeds.append(offer.encoded())
         return seeds

@@ -49,6 +49,21 @@ struct Pipe {
         let id = try FileTransferID([UInt8](repeating: 1, count: 16))
         pipe.deliver(pipe.listener.send(.fileRequest(id, fromChunk: 4)), fromDialler: false)
         #expect(pipe.diallerLog.last == .record(.fileRequest(id, fromChunk: 4)))
+        // A chunk frame beside the channel reaches the open connection's driver as is.
+        let sealed = [UInt8](repeating: 9, count: 40)
+        let frame = NearbyFrameDecoder.chunkHeader(transfer: id, index: 4, sealedCount: sealed.count) + sealed
+        #expect(pipe.listener.receive(frame) == [.chunk(NearbyChunk(transfer: id, index: 4, sealed: sealed))])
+    }
+
+    /// A chunk frame before the connection opened (the listener still deciding) closes it.
+    @Test func aChunkBeforeTheConnectionOpenedCloses() throws {
+        var pipe = try Pipe(alice: alice, bob: bob)
+        pipe.deliver(pipe.dialler.start(), fromDialler: true)
+        #expect(pipe.listener.phase == .deciding)
+        let id = FileTransferID()
+        let frame = NearbyFrameDecoder.chunkHeader(transfer: id, index: 0, sealedCount: 40) + [UInt8](repeating: 1, count: 40)
+        #expect(pipe.listener.receive(frame) == [.closed(.failed(NearbyError(.unexpectedMessage, "file chunk before the connection opened")))])
+        #expect(pipe.listener.phase == .closed)
     }
 
     /// A known peer is accepted as soon as the handshake names it, which can be before its

@@ -4,6 +4,16 @@ import InvisoNearby
 import InvisoNoise
 import Testing
 
+extension NearbyFrame {
+    /// The body of a message frame (nil for a chunk frame).
+    var message: [UInt8]? { if case .message(let body) = self { body } else { nil } }
+}
+
+extension NearbyFrameDecoder {
+    /// The next frame's message body; nil when none is complete or it is a chunk frame.
+    mutating func nextMessage() throws(NearbyError) -> [UInt8]? { try next()?.message }
+}
+
 @Suite struct WireTests {
     static func transports() throws -> (NoiseTransport, NoiseTransport) {
         var initiator = try NearbyHandshake(role: .initiator, identity: NearbyIdentity(), name: "a")
@@ -21,10 +31,10 @@ import Testing
         var frames: [[UInt8]] = []
         var handshake = NearbyFrameDecoder(role: .initiator)
         handshake.append(stream)
-        #expect(try handshake.next() == bodies[0])
+        #expect(try handshake.next() == .message(bodies[0]))
         for byte in stream {
             decoder.append([byte])
-            while let frame = try decoder.next() { frames.append(frame) }
+            while let frame = try decoder.nextMessage() { frames.append(frame) }
         }
         #expect(frames == bodies)
         #expect(decoder.bufferedBytes == 0)
@@ -39,6 +49,42 @@ import Testing
         #expect(nearbyCode { _ = try large.next() } == .frameTooLarge)
     }
 
+    /// Chunk frames: split out of a stream fed byte by byte between message frames, refused
+    /// during the handshake, and refused when their declared length is out of range, before
+    /// any body byte arrived.
+    @Test func chunkFramesTravelBesideMessagesAndAreRefusedOutOfPlace() throws {
+        let id = FileTransferID()
+        let small = [UInt8](repeating: 5, count: FileChunkCipher.overhead + 1)
+        let large = [UInt8](repeating: 6, count: NearbyFrameDecoder.maxSealedChunkBytes)
+        var stream = NearbyFrameDecoder.frame([1])
+        stream += NearbyFrameDecoder.chunkHeader(transfer: id, index: 0, sealedCount: small.count) + small
+        stream += NearbyFrameDecoder.frame([2, 2])
+        stream += NearbyFrameDecoder.chunkHeader(transfer: id, index: .max, sealedCount: large.count) + large
+        var decoder = NearbyFrameDecoder(role: .initiator)
+        var frames: [NearbyFrame] = []
+        for byte in stream {
+            decoder.append([byte])
+            while let frame = try decoder.next() { frames.append(frame) }
+        }
+        #expect(frames == [
+            .message([1]), .chunk(NearbyChunk(transfer: id, index: 0, sealed: small)), .message([2, 2]),
+            .chunk(NearbyChunk(transfer: id, index: .max, sealed: large)),
+        ])
+        #expect(decoder.bufferedBytes == 0)
+
+        let chunk = NearbyFrameDecoder.chunkHeader(transfer: id, index: 1, sealedCount: small.count) + small
+        var early = NearbyFrameDecoder(role: .responder)
+        early.append(NearbyFrameDecoder.frame([1]) + chunk)
+        _ = try early.next()
+        #expect(nearbyCode { _ = try early.next() } == .malformed)  // the responder reads two handshake messages
+        for declared: UInt32 in [0, 24, 24 + 16, 24 + UInt32(NearbyFrameDecoder.maxSealedChunkBytes) + 1, .max] {
+            var decoder = NearbyFrameDecoder(role: .initiator)
+            decoder.append(NearbyFrameDecoder.frame([1]) + [0, 0] + withUnsafeBytes(of: declared.bigEndian) { Array($0) })
+            _ = try decoder.next()
+            #expect(nearbyCode { _ = try decoder.next() } == .malformed)
+        }
+    }
+
     @Test func channelCarriesRecordsOfEverySizeAndRefusesTampering() throws {
         let (a, b) = try Self.transports()
         var sender = NearbyChannel(transport: a)
@@ -50,7 +96,7 @@ import Testing
             _ = try decoder.next()
             decoder.append(try sender.seal(record))
             var opened: [UInt8]?
-            while let frame = try decoder.next() {
+            while let frame = try decoder.nextMessage() {
                 #expect(opened == nil)
                 opened = try receiver.open(frame)
             }
@@ -64,8 +110,8 @@ import Testing
         var decoder = NearbyFrameDecoder(role: .initiator)
         decoder.append([0, 1, 0] + frames)
         _ = try decoder.next()
-        let first = try #require(try decoder.next())
-        let second = try #require(try decoder.next())
+        let first = try #require(try decoder.nextMessage())
+        let second = try #require(try decoder.nextMessage())
         var flipped = first
         flipped[5] ^= 1
         var copy = receiver
@@ -78,12 +124,11 @@ import Testing
     }
 
     static let offer = try! FileOffer(
-        id: FileTransferID(), name: "photo.jpg", size: 200_000, sha256: [UInt8](repeating: 7, count: 32),
-        key: SecretBytes([UInt8](repeating: 8, count: 32)))
+        id: FileTransferID(), name: "photo.jpg", size: 200_000, key: SecretBytes([UInt8](repeating: 8, count: 32)))
 
     static let records: [NearbyRecord] = [
         .connectRequest, .connectAccept, .connectReject, .data(seq: 1, payload: [0x12] + [UInt8](repeating: 1, count: 16)),
-        .ack(0), .ack(.max), .fileRequest(offer.id, fromChunk: 2), .fileChunk(offer.id, index: 3, sealed: [UInt8](repeating: 4, count: 40)),
+        .ack(0), .ack(.max), .fileRequest(offer.id, fromChunk: 2),
     ]
 
     static func payloads() throws -> [NearbyPayload] {
@@ -97,6 +142,7 @@ import Testing
             .groupMessage(groupID: [UInt8](repeating: 2, count: 16), epoch: 3, ciphertext: [9, 9, 9]),
             .groupLeave(groupID: [UInt8](repeating: 2, count: 16)),
             .fileOffer(offer), .fileAnswer(offer.id, accepted: true), .fileComplete(offer.id, verified: true),
+            .fileDigest(offer.id, sha256: [UInt8](repeating: 7, count: 32)),
         ]
     }
 
@@ -104,12 +150,11 @@ import Testing
         for record in Self.records {
             let bytes = record.encoded()
             #expect(try NearbyRecord(decoding: bytes) == record)
-            // Data and chunk records end with a field that takes the rest (at least 1 and 16
-            // bytes): only cuts into their fixed part are refused, and they take a trailing byte.
+            // A data record ends with a payload that takes the rest (at least 1 byte): only
+            // cuts into its fixed part are refused, and it takes a trailing byte.
             let fixed: Int
             switch record {
             case .data: fixed = 10
-            case .fileChunk: fixed = 1 + 16 + 8 + 16
             default:
                 fixed = bytes.count
                 #expect(throws: NearbyError.self) { try NearbyRecord(decoding: bytes + [0]) }

@@ -26,7 +26,9 @@ public struct FileChunkCipher: Sendable {
     public func seal(_ plaintext: some DataProtocol, index: UInt64) -> [UInt8] {
         do {
             let box = try AES.GCM.seal(plaintext, using: key, nonce: Self.nonce(index), authenticating: aad(index))
-            var sealed = [UInt8](box.ciphertext)
+            var sealed = [UInt8]()
+            sealed.reserveCapacity(plaintext.count + Self.overhead)
+            sealed += box.ciphertext
             sealed += box.tag
             return sealed
         } catch {
@@ -37,12 +39,12 @@ public struct FileChunkCipher: Sendable {
     /// Opens chunk `index`.
     ///
     /// - Throws: ``FileTransferError/Code/authenticationFailed`` when it does not open.
-    public func open(_ sealed: [UInt8], index: UInt64) throws(FileTransferError) -> [UInt8] {
+    public func open(_ sealed: [UInt8], index: UInt64) throws(FileTransferError) -> Data {
         guard sealed.count >= Self.overhead else { throw FileTransferError(.authenticationFailed, "file chunk") }
         do {
             let box = try AES.GCM.SealedBox(
                 nonce: Self.nonce(index), ciphertext: sealed.dropLast(Self.overhead), tag: sealed.suffix(Self.overhead))
-            return [UInt8](try AES.GCM.open(box, using: key, authenticating: aad(index)))
+            return try AES.GCM.open(box, using: key, authenticating: aad(index))
         } catch {
             throw FileTransferError(.authenticationFailed, "file chunk")
         }

@@ -24,11 +24,13 @@ public struct FileTransferID: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// What the sender tells the receiver about a file, over the already secured channel:
-/// name, size, SHA-256 and the fresh key its chunks are sealed with.
+/// name, size and the fresh key its chunks are sealed with. The file's SHA-256 follows the
+/// last chunk (the sender hashes the bytes as it seals them, so it never reads the file
+/// twice; ``OutgoingFile/digest``), over the same secure channel.
 ///
 /// Wire form (inside the channel):
 /// ```
-/// id (16) ‖ size (uint64) ‖ chunk size (uint32) ‖ sha256 (32) ‖ key (32)
+/// id (16) ‖ size (uint64) ‖ chunk size (uint32) ‖ key (32)
 ///   ‖ name length (uint16) ‖ name (UTF-8, ≤ 1,024 bytes; sanitised by the receiver)
 /// ```
 public struct FileOffer: Sendable, Equatable {
@@ -47,27 +49,24 @@ public struct FileOffer: Sendable, Equatable {
     public let size: UInt64
     /// Bytes per chunk (the last may be shorter).
     public let chunkSize: UInt32
-    /// SHA-256 of the whole file.
-    public let sha256: [UInt8]
     /// The AES-256-GCM key of the chunks.
     public let key: SecretBytes
 
     /// An offer.
     ///
-    /// - Throws: ``FileTransferError/Code/malformed`` for a hash or key not 32 bytes, a
+    /// - Throws: ``FileTransferError/Code/malformed`` for a key not 32 bytes, a
     ///   chunk size outside 1 KiB…1 MiB, a size over ``maxSize`` or a name over 1,024 bytes.
     public init(
         id: FileTransferID, name: String, size: UInt64, chunkSize: UInt32 = FileOffer.defaultChunkSize,
-        sha256: [UInt8], key: SecretBytes
+        key: SecretBytes
     ) throws(FileTransferError) {
-        guard sha256.count == 32, key.count == 32, (1_024...1_048_576).contains(chunkSize), size <= Self.maxSize,
+        guard key.count == 32, (1_024...1_048_576).contains(chunkSize), size <= Self.maxSize,
             name.utf8.count <= Self.maxNameBytes
         else { throw FileTransferError(.malformed, "file offer fields") }
         self.id = id
         self.name = name
         self.size = size
         self.chunkSize = chunkSize
-        self.sha256 = sha256
         self.key = key
     }
 
@@ -83,10 +82,9 @@ public struct FileOffer: Sendable, Equatable {
     /// The wire form.
     public func encoded() -> [UInt8] {
         var bytes = id.bytes
-        bytes.reserveCapacity(16 + 8 + 4 + 64 + 2 + name.utf8.count)
+        bytes.reserveCapacity(16 + 8 + 4 + 32 + 2 + name.utf8.count)
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: size >> UInt64(shift))) }
         for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: chunkSize >> UInt32(shift))) }
-        bytes += sha256
         key.withUnsafeBytes { bytes.append(contentsOf: $0) }
         let name = Array(name.utf8)
         bytes += [UInt8(name.count >> 8), UInt8(name.count & 0xFF)]
@@ -98,7 +96,7 @@ public struct FileOffer: Sendable, Equatable {
     ///
     /// - Throws: ``FileTransferError/Code/malformed``.
     public init(decoding bytes: [UInt8]) throws(FileTransferError) {
-        let fixed = 16 + 8 + 4 + 32 + 32 + 2
+        let fixed = 16 + 8 + 4 + 32 + 2
         guard bytes.count >= fixed else { throw FileTransferError(.malformed, "short file offer") }
         let size = bytes[16..<24].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let chunkSize = bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
@@ -108,6 +106,6 @@ public struct FileOffer: Sendable, Equatable {
         }
         try self.init(
             id: FileTransferID(Array(bytes[0..<16])), name: name, size: size, chunkSize: chunkSize,
-            sha256: Array(bytes[28..<60]), key: SecretBytes(bytes[60..<92]))
+            key: SecretBytes(bytes[28..<60]))
     }
 }

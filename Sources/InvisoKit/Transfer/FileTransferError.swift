@@ -14,7 +14,7 @@ public struct FileTransferError: Error, Sendable, Hashable, CustomStringConverti
         public static let authenticationFailed = Code(.authenticationFailed)
         /// A chunk other than the next one the receiver holds.
         public static let outOfOrder = Code(.outOfOrder)
-        /// The complete file's SHA-256 is not the offered one.
+        /// The complete file's SHA-256 is not the one the sender sent.
         public static let hashMismatch = Code(.hashMismatch)
         /// Reading or writing a file failed.
         public static let io = Code(.io)

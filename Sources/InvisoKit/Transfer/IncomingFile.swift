@@ -2,10 +2,12 @@ import Crypto
 public import Foundation
 import InvisoCrypto
 
-/// The receiving end of one transfer, on disk: chunks are opened and appended in order to
-/// `DOWNLOADS/.inviso-partial/ID.part`; a transfer that breaks resumes from the chunks
-/// already held (even after a restart: the partial file is the state); at the end the
-/// SHA-256 is checked and the file moves to a fresh name inside the downloads folder.
+/// The receiving end of one transfer, on disk: chunks are opened, hashed and appended in
+/// order to `DOWNLOADS/.inviso-partial/ID.part`; a transfer that breaks resumes from the
+/// chunks already held (even after a restart: the partial file is the state, and the
+/// bytes it holds are hashed once when it is reopened); at the end the SHA-256 the sender
+/// sent is checked against the running hash and the file moves to a fresh name inside the
+/// downloads folder.
 ///
 /// The sender's name is used only through ``SafeFileName``; the final file is created with
 /// `O_CREAT | O_EXCL | O_NOFOLLOW`, so neither a hostile name nor a symlink planted in the
@@ -19,6 +21,7 @@ public final class IncomingFile {
     private let downloads: URL
     private let cipher: FileChunkCipher
     private let handle: FileHandle
+    private var hasher = SHA256()
 
     /// Opens (or resumes) the partial file of `offer` under `downloads`.
     ///
@@ -40,6 +43,16 @@ public final class IncomingFile {
             heldChunks = min(length / UInt64(offer.chunkSize), offer.chunkCount)
             let kept = heldChunks == offer.chunkCount ? offer.size : heldChunks * UInt64(offer.chunkSize)
             try handle.truncate(atOffset: kept)
+            if kept > 0 {
+                try handle.seek(toOffset: 0)
+                var left = kept
+                while left > 0, let block = try handle.read(upToCount: Int(min(left, 1 << 20))), !block.isEmpty {
+                    hasher.update(data: block)
+                    left -= UInt64(block.count)
+                }
+                guard left == 0 else { throw FileTransferError(.io, "read the partial file") }
+                try handle.seekToEnd()
+            }
         } catch let error as FileTransferError {
             throw error
         } catch {
@@ -52,7 +65,7 @@ public final class IncomingFile {
     /// Whether every chunk is in.
     public var isComplete: Bool { heldChunks == offer.chunkCount }
 
-    /// Opens chunk `index` and appends it.
+    /// Opens chunk `index`, appends it and adds it to the hash.
     ///
     /// - Throws: ``FileTransferError/Code/outOfOrder`` unless `index` is the next chunk
     ///   (a duplicate after a resume included: nothing is written),
@@ -66,27 +79,23 @@ public final class IncomingFile {
         do {
             try handle.write(contentsOf: plaintext)
         } catch {
+            // A short write must not shift the chunks that follow.
+            try? handle.truncate(atOffset: heldBytes)
             throw FileTransferError(.io, "write the partial file")
         }
+        hasher.update(data: plaintext)
         heldChunks += 1
     }
 
-    /// Checks the SHA-256 and moves the file into the downloads folder; returns its path.
+    /// Checks the hash of the bytes received against `sha256` (the sender's, sent after the
+    /// last chunk) and moves the file into the downloads folder; returns its path.
     ///
     /// - Throws: ``FileTransferError/Code/hashMismatch`` (the partial file is deleted, so a
     ///   new attempt starts over), ``FileTransferError/Code/outOfOrder`` before the last
     ///   chunk, ``FileTransferError/Code/io``.
-    public func finish() throws(FileTransferError) -> URL {
+    public func finish(expecting sha256: [UInt8]) throws(FileTransferError) -> URL {
         guard isComplete else { throw FileTransferError(.outOfOrder, "file not complete") }
-        var hasher = SHA256()
-        do {
-            try handle.synchronize()
-            try handle.seek(toOffset: 0)
-            while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty { hasher.update(data: block) }
-        } catch {
-            throw FileTransferError(.io, "read the partial file")
-        }
-        guard ConstantTime.equals(Array(hasher.finalize()), offer.sha256) else {
+        guard ConstantTime.equals(Array(hasher.finalize()), sha256) else {
             try? FileManager.default.removeItem(at: partial)
             throw FileTransferError(.hashMismatch, "file hash")
         }

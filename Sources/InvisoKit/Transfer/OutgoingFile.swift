@@ -1,55 +1,72 @@
 import Crypto
 public import Foundation
-public import InvisoCrypto
+import InvisoCrypto
 
-/// The sending end of one transfer: the file's size and SHA-256 (read once, up front), a
-/// fresh random key, and chunks sealed on demand from any index (a resume starts wherever
-/// the receiver says it stopped).
+/// The sending end of one transfer: the file's size, a fresh random key, and chunks sealed
+/// on demand from any index (a resume starts wherever the receiver says it stopped).
+///
+/// The file is read once: each chunk is hashed as it is first sealed, so the SHA-256 is
+/// ready when the last chunk leaves (``digest``) and describes exactly the bytes that
+/// were sealed. A chunk sent again after a resume is not hashed again; a resume that asks
+/// for chunks past those hashed so far has the gap read and hashed first.
 public final class OutgoingFile {
     /// The offer to send over the secure channel.
     public let offer: FileOffer
+    /// SHA-256 of the file, once every chunk was hashed (at once for an empty file).
+    public private(set) var digest: [UInt8]?
     private let cipher: FileChunkCipher
     private let handle: FileHandle
+    private var hasher = SHA256()
+    private var hashedChunks: UInt64 = 0
 
-    /// Reads `path` to compute its size and hash, and makes an offer named `name` (by
-    /// default the file's own name).
+    /// Opens `path` and makes an offer named `name` (by default the file's own name).
     ///
     /// - Throws: ``FileTransferError/Code/io`` when the file cannot be read,
     ///   ``FileTransferError/Code/malformed`` when it is over ``FileOffer/maxSize``.
     public init(path: URL, name: String? = nil, chunkSize: UInt32 = FileOffer.defaultChunkSize) throws(FileTransferError) {
         do {
             handle = try FileHandle(forReadingFrom: path)
-            var hasher = SHA256()
-            var size: UInt64 = 0
-            while let block = try handle.read(upToCount: 1 << 20), !block.isEmpty {
-                hasher.update(data: block)
-                size += UInt64(block.count)
-            }
+            let size = try handle.seekToEnd()
             var generator = SystemRandomNumberGenerator()
             offer = try FileOffer(
                 id: FileTransferID(), name: name ?? path.lastPathComponent, size: size, chunkSize: chunkSize,
-                sha256: Array(hasher.finalize()), key: SecretBytes(randomCount: 32, using: &generator))
+                key: SecretBytes(randomCount: 32, using: &generator))
         } catch let error as FileTransferError {
             throw error
         } catch {
             throw FileTransferError(.io, "read the file to send")
         }
         cipher = FileChunkCipher(offer: offer)
+        if offer.chunkCount == 0 { digest = Array(hasher.finalize()) }
     }
 
-    /// Chunk `index` read from the file and sealed.
+    /// Chunk `index` read from the file and sealed (hashed too when it is the next one not
+    /// yet hashed).
     ///
     /// - Throws: ``FileTransferError/Code/io`` when the file changed or cannot be read,
     ///   ``FileTransferError/Code/outOfOrder`` for an index past the end.
     public func sealedChunk(_ index: UInt64) throws(FileTransferError) -> [UInt8] {
         guard index < offer.chunkCount else { throw FileTransferError(.outOfOrder, "chunk index") }
+        while hashedChunks < index { hash(try read(hashedChunks)) }
+        let plaintext = try read(index)
+        if index == hashedChunks { hash(plaintext) }
+        return cipher.seal(plaintext, index: index)
+    }
+
+    private func hash(_ plaintext: Data) {
+        hasher.update(data: plaintext)
+        hashedChunks += 1
+        if hashedChunks == offer.chunkCount { digest = Array(hasher.finalize()) }
+    }
+
+    private func read(_ index: UInt64) throws(FileTransferError) -> Data {
         let length = offer.chunkLength(index)
         do {
             try handle.seek(toOffset: index * UInt64(offer.chunkSize))
             guard let data = try handle.read(upToCount: length), data.count == length else {
                 throw FileTransferError(.io, "the file changed while being sent")
             }
-            return cipher.seal(data, index: index)
+            return data
         } catch let error as FileTransferError {
             throw error
         } catch {

@@ -1,7 +1,7 @@
 import Crypto
-public import Foundation
+import Foundation
 import InvisoCrypto
-public import InvisoSignal
+import InvisoSignal
 
 /// A named group of up to 32 people, as a value-type machine: membership by epochs, and
 /// InvisoSignal's sender keys (each member encrypts a message once with its own key; the

@@ -17,44 +17,64 @@ struct OutgoingTransfer {
     var link: ObjectIdentifier?
     /// Chunks sent since the last progress report.
     var sinceReport: UInt64 = 0
+    /// Whether the SHA-256 went out (once: the conversation delivers it from then on).
+    var digestSent = false
 }
 
 /// A file being received.
 struct IncomingTransfer {
     let file: IncomingFile
     let peerKey: String
+    /// The sender's SHA-256, once it arrived.
+    var digest: [UInt8]?
 }
 
 /// What the store keeps of a transfer being received (the offer holds its key: sealed).
 struct IncomingTransferRecord: Codable {
     var offer: Data
     var peer: String
+    /// The sender's SHA-256, once it arrived (absent until then).
+    var digest: Data?
 }
 
-/// Files (`docs/nearby.md`, "Files"): the offer, the answer and the completion travel as
-/// reliable payloads; the receiver asks for chunks from what it holds (again after every
-/// reconnect), and the sender streams them in batches, two batches in flight, so the
-/// socket is never idle and never holds more than a few MiB.
+/// Files (`docs/nearby.md`, "Files"): the offer, the answer, the digest and the completion
+/// travel as reliable payloads; the receiver asks for chunks from what it holds (again
+/// after every reconnect), and the sender streams them in chunk frames beside the channel,
+/// in batches, two batches in flight, so the socket is never idle and never holds more
+/// than a few MiB. The sender hashes as it seals and sends the SHA-256 after the last
+/// chunk; the receiver hashes as it writes and checks it at the end.
 extension NearbyNode {
     /// Chunks per batch.
     static let chunksPerBatch: UInt64 = 16
     /// Batches written and not yet confirmed.
     static let batchesInFlight = 2
 
-    /// Offers the file at `path` to `name`.
+    /// Offers the file at `path` to `name`: a person, or every other member of the group
+    /// called `name` (each gets an offer of its own, under a key of its own).
     public func sendFile(_ path: String, to name: String) {
-        guard let key = peerKey(named: name), let peer = peers[key], peer.record.accepted else {
-            return emit(.error("connect to \(name) first (/connect \(name))"))
+        let keys: [String]
+        if let group = groupNamed(name) {
+            keys = group.members.filter { $0 != identity.publicKey }.map { Hex.encode($0.bytes) }
+                .filter { peers[$0]?.record.accepted == true }
+            guard !keys.isEmpty else { return emit(.error("nobody in \(name) to send to")) }
+        } else {
+            guard let key = peerKey(named: name), let peer = peers[key], peer.record.accepted else {
+                return emit(.error("connect to \(name) first (/connect \(name))"))
+            }
+            keys = [key]
         }
-        let file: OutgoingFile
-        do {
-            file = try OutgoingFile(path: URL(fileURLWithPath: path))
-        } catch {
-            return emit(.error("cannot send \(path): \(error.code == .io ? "it cannot be read" : "\(error)")"))
+        for key in keys {
+            let file: OutgoingFile
+            do {
+                file = try OutgoingFile(path: URL(fileURLWithPath: path))
+            } catch {
+                return emit(.error("cannot send \(path): \(error.code == .io ? "it cannot be read" : "\(error)")"))
+            }
+            outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key)
+            enqueuePayload(.fileOffer(file.offer), to: key)
+            emit(.fileProgress(
+                peer: peers[key]?.record.name ?? "?", id: file.offer.id.description, bytes: 0, total: file.offer.size, sending: true))
         }
-        outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key)
-        enqueuePayload(.fileOffer(file.offer), to: key)
-        emit(.fileProgress(peer: peer.record.name, id: file.offer.id.description, bytes: 0, total: file.offer.size, sending: true))
     }
 
     /// Accepts the offer whose id starts with `id` (or the only pending one).
@@ -80,38 +100,44 @@ extension NearbyNode {
 
     /// Handles a file record from `key` on link `id`; returns whether it was one.
     func fileRecord(_ record: NearbyRecord, from key: String, on id: ObjectIdentifier) -> Bool {
-        switch record {
-        case .fileRequest(let transfer, let from):
-            guard var sending = outgoing[transfer], sending.peerKey == key, from <= sending.file.offer.chunkCount else {
-                return true
-            }
-            sending.link = id
-            sending.nextChunk = from
-            sending.inFlight = 0
-            outgoing[transfer] = sending
-            pump(transfer)
+        guard case .fileRequest(let transfer, let from) = record else { return false }
+        guard var sending = outgoing[transfer], sending.peerKey == key, from <= sending.file.offer.chunkCount else {
             return true
-        case .fileChunk(let transfer, let index, let sealed):
-            guard let receiving = incoming[transfer], receiving.peerKey == key else { return true }
-            do {
-                try receiving.file.write(sealed, index: index)
-            } catch let error where error.code == .outOfOrder {
-                return true  // a chunk sent again after a resume: already held
-            } catch {
-                emit(.error("a file chunk from \(peers[key]?.record.name ?? "?") was refused (\(error.code)); connection closed"))
-                run(id) { $0.reject() }
-                return true
+        }
+        sending.link = id
+        sending.nextChunk = from
+        sending.inFlight = 0
+        outgoing[transfer] = sending
+        pump(transfer)
+        return true
+    }
+
+    /// Handles a chunk frame from `key` on link `id`.
+    func fileChunk(_ chunk: NearbyChunk, from key: String, on id: ObjectIdentifier) {
+        guard let receiving = incoming[chunk.transfer], receiving.peerKey == key else { return }
+        let file = receiving.file
+        // On one connection the sender streams from the chunk asked for, in order: an
+        // earlier index is one sent again after a second request, a later one is a gap.
+        guard chunk.index >= file.heldChunks else { return }
+        do {
+            try file.write(chunk.sealed, index: chunk.index)
+        } catch {
+            emit(.error("a file chunk from \(peers[key]?.record.name ?? "?") was refused (\(error.code)); connection closed"))
+            run(id) { $0.reject() }
+            return
+        }
+        if file.isComplete {
+            if let digest = receiving.digest {
+                finishReceiving(chunk.transfer, digest: digest)
+            } else {
+                emit(.fileProgress(
+                    peer: peers[key]?.record.name ?? "?", id: chunk.transfer.description, bytes: file.heldBytes,
+                    total: file.offer.size, sending: false))
             }
-            let offer = receiving.file.offer
-            let name = peers[key]?.record.name ?? "?"
-            if receiving.file.isComplete {
-                finishReceiving(transfer, from: key)
-            } else if receiving.file.heldChunks % 16 == 0 {
-                emit(.fileProgress(peer: name, id: transfer.description, bytes: receiving.file.heldBytes, total: offer.size, sending: false))
-            }
-            return true
-        default:
-            return false
+        } else if file.heldChunks % 16 == 0 {
+            emit(.fileProgress(
+                peer: peers[key]?.record.name ?? "?", id: chunk.transfer.description, bytes: file.heldBytes,
+                total: file.offer.size, sending: false))
         }
     }
 
@@ -135,15 +161,26 @@ extension NearbyNode {
             guard let sending = outgoing[transfer], sending.peerKey == key else { return }
             outgoing[transfer] = nil
             emit(.fileSent(to: peer.record.name, id: transfer.description, verified: verified))
+        case .fileDigest(let transfer, let sha256):
+            guard var receiving = incoming[transfer], receiving.peerKey == key, receiving.digest == nil else { return }
+            receiving.digest = sha256
+            incoming[transfer] = receiving
+            saveIncoming(receiving.file.offer, peer: key, digest: sha256)
+            if receiving.file.isComplete { finishReceiving(transfer, digest: sha256) }
         default:
             break
         }
     }
 
-    /// After a (re)connection: ask for what is missing of every file from `key`.
+    /// After a (re)connection: ask for what is missing of every file from `key` (the
+    /// digest included), and finish what a restart left complete.
     func resumeTransfers(with key: String) {
-        for (transfer, receiving) in incoming where receiving.peerKey == key && !receiving.file.isComplete {
-            transmit([.fileRequest(transfer, fromChunk: receiving.file.heldChunks)], to: key)
+        for (transfer, receiving) in incoming where receiving.peerKey == key {
+            if receiving.file.isComplete, let digest = receiving.digest {
+                finishReceiving(transfer, digest: digest)
+            } else {
+                transmit([.fileRequest(transfer, fromChunk: receiving.file.heldChunks)], to: key)
+            }
         }
     }
 
@@ -157,6 +194,8 @@ extension NearbyNode {
 
     // MARK: - Sending and receiving
 
+    /// Writes batches of chunk frames until two are in flight; after the last chunk, the
+    /// SHA-256 (hashed while sealing) goes over the conversation.
     private func pump(_ transfer: FileTransferID) {
         guard var sending = outgoing[transfer], let linkID = sending.link, peers[sending.peerKey]?.link == linkID,
             let link = links[linkID], link.machine.phase == .open
@@ -164,9 +203,8 @@ extension NearbyNode {
         let offer = sending.file.offer
         while sending.inFlight < Self.batchesInFlight, sending.nextChunk < offer.chunkCount {
             let end = min(sending.nextChunk + Self.chunksPerBatch, offer.chunkCount)
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(Int(end - sending.nextChunk) * (Int(offer.chunkSize) + 128))
-            guard var machine = links[linkID]?.machine else { return }
+            var buffer = link.channel.allocator.buffer(
+                capacity: Int(end - sending.nextChunk) * (Int(offer.chunkSize) + NearbyFrameDecoder.chunkHeaderBytes + FileChunkCipher.overhead))
             for index in sending.nextChunk..<end {
                 let sealed: [UInt8]
                 do {
@@ -175,18 +213,16 @@ extension NearbyNode {
                     outgoing[transfer] = nil
                     return emit(.error("sending \(offer.name) stopped: the file changed or cannot be read"))
                 }
-                for action in machine.send(.fileChunk(transfer, index: index, sealed: sealed)) {
-                    if case .write(let written) = action { bytes += written }
-                }
+                buffer.writeBytes(NearbyFrameDecoder.chunkHeader(transfer: transfer, index: index, sealedCount: sealed.count))
+                buffer.writeBytes(sealed)
             }
-            links[linkID]?.machine = machine
             sending.sinceReport += end - sending.nextChunk
             sending.nextChunk = end
             sending.inFlight += 1
             let promise = link.channel.eventLoop.makePromise(of: Void.self)
             let sink = inputContinuation
             promise.futureResult.whenComplete { _ in sink.yield(.chunksWritten(transfer, linkID)) }
-            link.channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: promise)
+            link.channel.writeAndFlush(buffer, promise: promise)
             if sending.sinceReport >= 16 || end == offer.chunkCount {
                 sending.sinceReport = 0
                 let sent = min(end * UInt64(offer.chunkSize), offer.size)
@@ -195,7 +231,10 @@ extension NearbyNode {
                     sending: true))
             }
         }
+        let digest = sending.nextChunk == offer.chunkCount && !sending.digestSent ? sending.file.digest : nil
+        if digest != nil { sending.digestSent = true }
         outgoing[transfer] = sending
+        if let digest { enqueuePayload(.fileDigest(transfer, sha256: digest), to: sending.peerKey) }
     }
 
     private func startReceiving(_ offer: FileOffer, from key: String) {
@@ -208,24 +247,21 @@ extension NearbyNode {
             return
         }
         incoming[offer.id] = IncomingTransfer(file: file, peerKey: key)
-        saveIncoming(offer, peer: key)
+        saveIncoming(offer, peer: key, digest: nil)
         enqueuePayload(.fileAnswer(offer.id, accepted: true), to: key)
-        if file.isComplete {
-            finishReceiving(offer.id, from: key)
-        } else {
-            transmit([.fileRequest(offer.id, fromChunk: file.heldChunks)], to: key)
-        }
+        transmit([.fileRequest(offer.id, fromChunk: file.heldChunks)], to: key)
     }
 
-    private func finishReceiving(_ transfer: FileTransferID, from key: String) {
+    private func finishReceiving(_ transfer: FileTransferID, digest: [UInt8]) {
         guard let receiving = incoming.removeValue(forKey: transfer) else { return }
+        let key = receiving.peerKey
         let name = peers[key]?.record.name ?? "?"
         let offer = receiving.file.offer
         forgetIncoming(transfer)
         do {
-            let path = try receiving.file.finish()
+            let path = try receiving.file.finish(expecting: digest)
             emit(.fileProgress(peer: name, id: transfer.description, bytes: offer.size, total: offer.size, sending: false))
-            emit(.fileReceived(from: name, id: transfer.description, path: path.path, sha256: Hex.encode(offer.sha256)))
+            emit(.fileReceived(from: name, id: transfer.description, path: path.path, sha256: Hex.encode(digest)))
             enqueuePayload(.fileComplete(transfer, verified: true), to: key)
         } catch {
             emit(.error("\(offer.name) from \(name) was discarded: \(error.code == .hashMismatch ? "its SHA-256 does not match" : "\(error)")"))
@@ -252,10 +288,11 @@ extension NearbyNode {
         return matches.count == 1 ? matches[0] : nil
     }
 
-    private func saveIncoming(_ offer: FileOffer, peer: String) {
+    private func saveIncoming(_ offer: FileOffer, peer: String, digest: [UInt8]?) {
         let now = nowMilliseconds
         do {
-            let value = try JSONEncoder().encode(IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer))
+            let value = try JSONEncoder().encode(
+                IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer, digest: digest.map { Data($0) }))
             try store.saveNearby(records: [NearbyStoredRecord(kind: "transfer-in", id: offer.id.description, updatedAt: now, value: value)])
         } catch {
             emit(.error("the store failed: \(error)"))

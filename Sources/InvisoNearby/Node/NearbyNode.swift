@@ -64,7 +64,7 @@ public actor NearbyNode {
     /// Everything that happens to the node from outside, in one ordered stream.
     enum Input: Sendable {
         case opened(ObjectIdentifier, ChannelBox, Dial?)
-        case bytes(ObjectIdentifier, [UInt8])
+        case bytes(ObjectIdentifier, ByteBuffer)
         case socketClosed(ObjectIdentifier)
         case browse(DNSSDBrowseEvent)
         case resolved(DNSSDService, DNSSDResolution)
@@ -166,7 +166,7 @@ public actor NearbyNode {
                 let offer = try? FileOffer(decoding: [UInt8](record.offer)),
                 let file = try? IncomingFile(offer: offer, downloads: configuration.downloads)
             else { continue }
-            incoming[offer.id] = IncomingTransfer(file: file, peerKey: record.peer)
+            incoming[offer.id] = IncomingTransfer(file: file, peerKey: record.peer, digest: record.digest.map { [UInt8]($0) })
         }
     }
 
@@ -432,7 +432,7 @@ public actor NearbyNode {
                 box.channel.close(promise: nil)
             }
         case .bytes(let id, let bytes):
-            run(id) { $0.receive(bytes) }
+            run(id) { $0.receive(bytes.readableBytesView) }
             if let key = links[id]?.peerKey, var peer = peers[key], peer.link == id {
                 let ack = peer.conversation.ackRecord()
                 peers[key] = peer
@@ -457,9 +457,9 @@ public actor NearbyNode {
 
     /// Runs a machine step for link `id` and carries out its actions.
     func run(_ id: ObjectIdentifier, _ step: (inout NearbyConnection) -> [NearbyConnection.Action]) {
-        guard var link = links[id] else { return }
-        let actions = step(&link.machine)
-        links[id] = link
+        guard links[id] != nil else { return }
+        // In place: a copy of the link would copy the machine's receive buffer on write.
+        let actions = step(&links[id]!.machine)
         for action in actions { perform(action, on: id) }
     }
 
@@ -495,6 +495,9 @@ public actor NearbyNode {
             guard let key = link.peerKey else { return }
             if fileRecord(record, from: key, on: id) { return }
             received(record, from: key, on: id)
+        case .chunk(let chunk):
+            guard let key = link.peerKey else { return }
+            fileChunk(chunk, from: key, on: id)
         case .closed(let reason):
             link.channel.close(promise: nil)
             guard let key = link.peerKey, var peer = peers[key] else {
@@ -573,7 +576,7 @@ public actor NearbyNode {
                     emit(.message(from: peer.record.name, seq: seq, text: text.body, sentAt: text.sentAt, expiresAt: expiresAt))
                 case .lifetimeProposal(let lifetime):
                     if received.lifetimeAgreed == nil { emit(.lifetimeProposed(by: peer.record.name, lifetime: lifetime)) }
-                case .fileOffer, .fileAnswer, .fileComplete:
+                case .fileOffer, .fileAnswer, .fileComplete, .fileDigest:
                     filePayload(payload, from: key)
                 case .groupUpdate, .groupMessage, .groupLeave:
                     groupPayload(payload, from: key)

@@ -19,8 +19,7 @@ final class NearbySocketHandler: ChannelInboundHandler, Sendable {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let buffer = unwrapInboundIn(data)
-        sink(.bytes(ObjectIdentifier(context.channel), Array(buffer.readableBytesView)))
+        sink(.bytes(ObjectIdentifier(context.channel), unwrapInboundIn(data)))
     }
 
     func channelInactive(context: ChannelHandlerContext) {

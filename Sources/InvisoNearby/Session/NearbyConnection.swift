@@ -48,6 +48,9 @@ public struct NearbyConnection: Sendable {
         case opened
         /// A record arrived on the open connection.
         case record(NearbyRecord)
+        /// A file chunk arrived on the open connection (beside the channel: the driver
+        /// opens it with its transfer's key).
+        case chunk(NearbyChunk)
         /// Close the socket.
         case closed(CloseReason)
     }
@@ -93,14 +96,22 @@ public struct NearbyConnection: Sendable {
         decoder.append(bytes)
         var actions: [Action] = []
         while phase != .closed {
-            let frame: [UInt8]
+            let frame: NearbyFrame
             do {
                 guard let next = try decoder.next() else { break }
                 frame = next
             } catch {
                 return actions + close(.failed(error))
             }
-            actions += handle(frame)
+            switch frame {
+            case .message(let body):
+                actions += handle(body)
+            case .chunk(let chunk):
+                guard phase == .open else {
+                    return actions + close(.failed(NearbyError(.unexpectedMessage, "file chunk before the connection opened")))
+                }
+                actions.append(.chunk(chunk))
+            }
         }
         return actions
     }

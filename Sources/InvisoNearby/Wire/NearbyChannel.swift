@@ -9,7 +9,7 @@ public import InvisoNoise
 /// Noise's nonces make every frame unique in its direction: a frame dropped, replayed,
 /// reordered or injected fails to open, and the connection is closed.
 public struct NearbyChannel: Sendable {
-    /// The largest record (a 64 KiB file chunk with its header fits; so does any message).
+    /// The largest record (a data record's payload is at most 128 KiB).
     public static let maxRecordBytes = 256 * 1024
     /// The most plaintext bytes one fragment carries.
     static let fragmentBytes = CipherState.maximumPlaintextLength - 1

@@ -112,6 +112,7 @@ public struct NearbyGroupUpdate: Sendable, Hashable {
 /// 0x20 file offer      FileOffer wire form (rest)
 /// 0x21 file answer     id (16) ‖ accepted (0|1)
 /// 0x22 file complete   id (16) ‖ verified (0|1)
+/// 0x23 file digest     id (16) ‖ sha256 (32)       sent after the last chunk
 /// ```
 public enum NearbyPayload: Sendable, Equatable {
     /// A 1:1 text message.
@@ -126,12 +127,14 @@ public enum NearbyPayload: Sendable, Equatable {
     case groupMessage(groupID: [UInt8], epoch: UInt32, ciphertext: [UInt8])
     /// The sender left the group.
     case groupLeave(groupID: [UInt8])
-    /// A file offer (the chunks follow as file records once accepted).
+    /// A file offer (the chunks follow as chunk frames once accepted).
     case fileOffer(FileOffer)
     /// The receiver's answer to an offer.
     case fileAnswer(FileTransferID, accepted: Bool)
     /// The receiver has the whole file; `verified` says whether its SHA-256 matched.
     case fileComplete(FileTransferID, verified: Bool)
+    /// The SHA-256 of the file's bytes, which the sender hashed as it sealed them.
+    case fileDigest(FileTransferID, sha256: [UInt8])
 
     /// Parses a payload.
     ///
@@ -171,6 +174,7 @@ public enum NearbyPayload: Sendable, Equatable {
             }
         case 0x21: self = .fileAnswer(try reader.transferID(), accepted: try Self.flag(&reader))
         case 0x22: self = .fileComplete(try reader.transferID(), verified: try Self.flag(&reader))
+        case 0x23: self = .fileDigest(try reader.transferID(), sha256: try reader.bytes(32, "file digest"))
         default: throw NearbyError(.malformed, "payload type")
         }
         try reader.finish("payload")
@@ -220,6 +224,10 @@ public enum NearbyPayload: Sendable, Equatable {
             writer.byte(0x22)
             writer.append(id.bytes)
             writer.byte(verified ? 1 : 0)
+        case .fileDigest(let id, let sha256):
+            writer.byte(0x23)
+            writer.append(id.bytes)
+            writer.append(sha256)
         }
         return writer.bytes
     }

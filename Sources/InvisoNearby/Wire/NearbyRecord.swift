@@ -9,12 +9,13 @@ public import InvisoKit
 /// 0x10 data                 seq (uint64) ‖ payload   a reliable message (NearbyPayload)
 /// 0x11 ack                  seq (uint64)     every data seq ≤ it was delivered
 /// 0x20 file request         id (16) ‖ from chunk (uint64)   send me chunks from here
-/// 0x21 file chunk           id (16) ‖ index (uint64) ‖ sealed chunk
 /// ```
 ///
 /// Data records go through the reliable link (numbered, acknowledged, resent after a
-/// reconnect, kept in the outbox while the peer is away); the file records are not: a
-/// transfer resumes by asking again from the chunks it holds.
+/// reconnect, kept in the outbox while the peer is away); the file request is not: a
+/// transfer resumes by asking again from the chunks it holds. The chunks themselves travel
+/// beside the channel in chunk frames (``NearbyFrame/chunk(_:)``): each is already sealed
+/// under a key only this channel carried.
 public enum NearbyRecord: Sendable, Equatable {
     /// The dialler asks to talk.
     case connectRequest
@@ -28,13 +29,9 @@ public enum NearbyRecord: Sendable, Equatable {
     case ack(UInt64)
     /// The receiver of a transfer asks for chunks from `fromChunk` on.
     case fileRequest(FileTransferID, fromChunk: UInt64)
-    /// One sealed chunk.
-    case fileChunk(FileTransferID, index: UInt64, sealed: [UInt8])
 
     /// The largest payload of a data record.
     public static let maxPayloadBytes = 128 * 1024
-    /// The largest sealed chunk (1 MiB chunk size plus the tag).
-    public static let maxSealedChunkBytes = NearbyChannel.maxRecordBytes - 1 - 16 - 8
 
     /// Parses a record.
     ///
@@ -57,13 +54,6 @@ public enum NearbyRecord: Sendable, Equatable {
         case 0x20:
             let id = try reader.transferID()
             self = .fileRequest(id, fromChunk: try reader.uint64("file request chunk"))
-        case 0x21:
-            let id = try reader.transferID()
-            let index = try reader.uint64("chunk index")
-            guard reader.remaining >= 16, reader.remaining <= Self.maxSealedChunkBytes else {
-                throw NearbyError(.malformed, "sealed chunk length")
-            }
-            self = .fileChunk(id, index: index, sealed: try reader.bytes(reader.remaining, "sealed chunk"))
         default: throw NearbyError(.malformed, "record type")
         }
         try reader.finish("record")
@@ -88,12 +78,6 @@ public enum NearbyRecord: Sendable, Equatable {
             writer.byte(0x20)
             writer.append(id.bytes)
             writer.uint64(from)
-        case .fileChunk(let id, let index, let sealed):
-            writer = ByteWriter(capacity: 25 + sealed.count)
-            writer.byte(0x21)
-            writer.append(id.bytes)
-            writer.uint64(index)
-            writer.append(sealed)
         }
         return writer.bytes
     }

@@ -26,12 +26,16 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let (source, bytes) = try Self.file(in: root, name: "source.bin", size: size)
         let outgoing = try OutgoingFile(path: source)
-        #expect(outgoing.offer.size == UInt64(size) && outgoing.offer.sha256 == Array(SHA256.hash(data: bytes)))
+        #expect(outgoing.offer.size == UInt64(size))
+        #expect((outgoing.digest != nil) == (size == 0))
         let offer = try FileOffer(decoding: outgoing.offer.encoded())
         let downloads = root.appendingPathComponent("downloads")
         let incoming = try IncomingFile(offer: offer, downloads: downloads)
         for index in 0..<offer.chunkCount { try incoming.write(try outgoing.sealedChunk(index), index: index) }
-        let path = try incoming.finish()
+        // The sender's hash is ready once the last chunk was sealed, and is the file's.
+        let digest = try #require(outgoing.digest)
+        #expect(digest == Array(SHA256.hash(data: bytes)))
+        let path = try incoming.finish(expecting: digest)
         #expect(path.deletingLastPathComponent().standardizedFileURL.path == downloads.standardizedFileURL.path)
         #expect(path.lastPathComponent == "source.bin")
         #expect(try Data(contentsOf: path) == Data(bytes))
@@ -58,6 +62,7 @@ import Testing
 
         let resumed = try IncomingFile(offer: outgoing.offer, downloads: downloads)
         #expect(resumed.heldChunks == 4 && resumed.heldBytes == 4 * 65_536)
+        #expect(outgoing.digest == nil)
         // Duplicates and gaps are refused without a change.
         #expect(throws: FileTransferError.self) { try resumed.write(try outgoing.sealedChunk(3), index: 3) }
         #expect(throws: FileTransferError.self) { try resumed.write(try outgoing.sealedChunk(5), index: 5) }
@@ -65,8 +70,42 @@ import Testing
         #expect(throws: FileTransferError.self) { try resumed.write(try outgoing.sealedChunk(5), index: 4) }
         #expect(resumed.heldChunks == 4)
         for index in 4..<outgoing.offer.chunkCount { try resumed.write(try outgoing.sealedChunk(index), index: index) }
-        let path = try resumed.finish()
+        // The reopened file hashed the chunks it held; the sender hashed each chunk once,
+        // although chunks 3 and 5 were sealed twice.
+        let path = try resumed.finish(expecting: try #require(outgoing.digest))
         #expect(try Data(contentsOf: path) == Data(bytes))
+        #expect(outgoing.digest == Array(SHA256.hash(data: bytes)))
+    }
+
+    /// A sender asked to resume past the chunks it hashed (a receiver that held them from
+    /// an earlier run) reads and hashes the gap first; its digest is still the file's.
+    @Test func aSenderAskedPastWhatItHashedHashesTheGap() throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (source, bytes) = try Self.file(in: root, name: "gap.bin", size: 5 * 1_024 + 7)
+        let outgoing = try OutgoingFile(path: source, chunkSize: 1_024)
+        _ = try outgoing.sealedChunk(4)
+        #expect(outgoing.digest == nil)
+        _ = try outgoing.sealedChunk(5)
+        #expect(outgoing.digest == Array(SHA256.hash(data: bytes)))
+        #expect(throws: FileTransferError.self) { try outgoing.sealedChunk(6) }
+    }
+
+    /// A file that changes while it is sent: the chunk read again after the change carries
+    /// other bytes than the ones hashed, so the receiver's check fails.
+    @Test func aFileChangedDuringTheTransferFailsTheHash() throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (source, _) = try Self.file(in: root, name: "moving.bin", size: 3 * 1_024)
+        let outgoing = try OutgoingFile(path: source, chunkSize: 1_024)
+        let downloads = root.appendingPathComponent("d")
+        let incoming = try IncomingFile(offer: outgoing.offer, downloads: downloads)
+        for index in 0..<UInt64(3) { _ = try outgoing.sealedChunk(index) }
+        let handle = try FileHandle(forWritingTo: source)
+        try handle.write(contentsOf: Data(repeating: 0x41, count: 10))
+        try handle.close()
+        for index in 0..<UInt64(3) { try incoming.write(try outgoing.sealedChunk(index), index: index) }
+        #expect(throws: FileTransferError.self) { _ = try incoming.finish(expecting: try #require(outgoing.digest)) }
     }
 
     @Test func everyFlippedByteOfAChunkIsRefused() throws {
@@ -91,11 +130,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         let (source, _) = try Self.file(in: root, name: "s", size: 5_000)
         let outgoing = try OutgoingFile(path: source)
-        let lying = try FileOffer(id: outgoing.offer.id, name: "s", size: 5_000, sha256: [UInt8](repeating: 0, count: 32), key: outgoing.offer.key)
         let downloads = root.appendingPathComponent("d")
-        let incoming = try IncomingFile(offer: lying, downloads: downloads)
+        let incoming = try IncomingFile(offer: outgoing.offer, downloads: downloads)
         try incoming.write(try outgoing.sealedChunk(0), index: 0)
-        #expect(throws: FileTransferError.self) { _ = try incoming.finish() }
+        var lying = try #require(outgoing.digest)
+        lying[31] ^= 1
+        #expect(throws: FileTransferError.self) { _ = try incoming.finish(expecting: lying) }
         let left = try FileManager.default.contentsOfDirectory(atPath: downloads.appendingPathComponent(".inviso-partial").path)
         #expect(left.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: downloads.path) == [".inviso-partial"])
@@ -121,7 +161,7 @@ import Testing
             let outgoing = try OutgoingFile(path: source, name: name)
             let incoming = try IncomingFile(offer: try FileOffer(decoding: outgoing.offer.encoded()), downloads: downloads)
             try incoming.write(try outgoing.sealedChunk(0), index: 0)
-            let path = try incoming.finish()
+            let path = try incoming.finish(expecting: try #require(outgoing.digest))
             #expect(path.deletingLastPathComponent().standardizedFileURL.path == downloads.standardizedFileURL.path)
             #expect(try Data(contentsOf: path) == Data(bytes))
             #expect(path.lastPathComponent.utf8.count <= SafeFileName.maxBytes + 8)
@@ -136,8 +176,7 @@ import Testing
     }
 
     @Test func offerCodecRefusesBadFields() throws {
-        let offer = try FileOffer(id: FileTransferID(), name: "n", size: 1, sha256: [UInt8](repeating: 1, count: 32),
-                                  key: SecretBytes([UInt8](repeating: 2, count: 32)))
+        let offer = try FileOffer(id: FileTransferID(), name: "n", size: 1, key: SecretBytes([UInt8](repeating: 2, count: 32)))
         let bytes = offer.encoded()
         #expect(try FileOffer(decoding: bytes) == offer)
         for end in 0..<bytes.count { #expect(throws: FileTransferError.self) { try FileOffer(decoding: Array(bytes[..<end])) } }
@@ -146,8 +185,7 @@ import Testing
         hugeChunk[24] = 0xFF
         #expect(throws: FileTransferError.self) { try FileOffer(decoding: hugeChunk) }
         #expect(throws: FileTransferError.self) {
-            try FileOffer(id: FileTransferID(), name: "n", size: FileOffer.maxSize + 1, sha256: [UInt8](repeating: 1, count: 32),
-                          key: SecretBytes([UInt8](repeating: 2, count: 32)))
+            try FileOffer(id: FileTransferID(), name: "n", size: FileOffer.maxSize + 1, key: SecretBytes([UInt8](repeating: 2, count: 32)))
         }
     }
 }
