@@ -137,6 +137,24 @@ import Testing
         carol.say("/msg team carol here")
         try await alice.expect("group_message", ["from": "carol", "text": "carol here"])
         try await bob.expect("group_message", ["from": "carol", "text": "carol here"])
+        // A file to the group: each other member gets an offer of its own, accepts it, and
+        // checks the same SHA-256.
+        let shared = root.appendingPathComponent("notes.txt")
+        let sharedBytes = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try sharedBytes.write(to: shared)
+        let sharedHash = SHA256.hash(data: sharedBytes).map { String(format: "%02x", $0) }.joined()
+        bob.say("/open team")
+        bob.say("/send \(shared.path)")
+        for person in [alice, carol] {
+            try await person.expect("file_offer", ["from": "bob", "name": "notes.txt", "size": "150000"])
+            person.say("/accept file")
+            let got = try await person.expect("file_received", ["from": "bob"])
+            #expect(got["sha256"] as? String == sharedHash)
+            let path = try #require(got["path"] as? String)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == sharedBytes)
+        }
+        try await bob.expect("file_sent", ["to": "alice"])
+        try await bob.expect("file_sent", ["to": "carol"])
         alice.say("/group remove team carol")
         try await carol.expect("group_left", ["group": "team"])
         try await bob.expect("group", ["group": "team", "members": "alice,bob", "epoch": "2"])
