@@ -71,6 +71,9 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// Everything written to stdout so far, as bytes (a terminal stream, say).
+    var standardOutput: [UInt8] { snapshot().stdout }
+
     /// Whether the process has not exited yet.
     var isRunning: Bool { process.isRunning }
 

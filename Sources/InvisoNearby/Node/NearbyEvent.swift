@@ -44,7 +44,7 @@ public enum NearbyEvent: Sendable, Equatable {
     /// Our messages with these numbers reached the peer.
     case delivered(to: String, seqs: ClosedRange<UInt64>)
     /// A message was queued (sent now, or when the peer is back).
-    case queued(to: String, seq: UInt64)
+    case queued(to: String, seq: UInt64, text: String, sentAt: UInt64)
     /// The peer proposed a lifetime (answer with ``NearbyNode/setLifetime(_:for:)``).
     case lifetimeProposed(by: String, lifetime: NearbyLifetime)
     /// Both sides agreed on a lifetime.

@@ -73,6 +73,9 @@ extension NearbyNode {
     /// Whether a group has this name.
     public func isGroup(_ name: String) -> Bool { groupNamed(name) != nil }
 
+    /// The names of the groups we are in, sorted.
+    public func groupNames() -> [String] { groups.values.filter { !$0.hasLeft }.map(\.name).sorted() }
+
     /// A group payload delivered in order by the conversation with `key`.
     func groupPayload(_ payload: NearbyPayload, from key: String) {
         guard let peer = peers[key], let sender = try? NearbyPublicIdentity(peer.record.identity) else { return }

@@ -330,7 +330,7 @@ public actor NearbyNode {
             peers[key] = peer
             save(key)
             storeMessage(peer: peer, direction: "out", seq: seq, text: text, sentAt: sentAt, lifetime: peer.conversation.lifetime)
-            emit(.queued(to: peer.record.name, seq: seq))
+            emit(.queued(to: peer.record.name, seq: seq, text: text, sentAt: sentAt))
             transmit(records, to: key)
         } catch {
             emit(.error("not sent: \(error)"))
@@ -368,6 +368,11 @@ public actor NearbyNode {
 
     /// Whether someone called `name` has talked with us.
     public func knows(_ name: String) -> Bool { peerKey(named: name) != nil }
+
+    /// The agreed lifetime of new messages with `name`, if we have talked.
+    public func lifetime(with name: String) -> NearbyLifetime? {
+        peerKey(named: name).flatMap { peers[$0]?.conversation.lifetime }
+    }
 
     /// The safety number with `name`, if we have talked.
     public func safetyNumber(with name: String) -> NearbySafetyNumber? {

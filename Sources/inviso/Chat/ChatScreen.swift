@@ -65,13 +65,7 @@ struct ChatScreen {
         "\u{1B}[\(rows - 1);1H\u{1B}[2K\u{1B}[7m\(TerminalText.filled(status, columns: columns))\u{1B}[0m"
     }
 
-    /// The prompt and the part of the input around the cursor that fits; the cursor is
-    /// left where the next character goes.
     private func inputLine(_ input: LineEditor) -> String {
-        let room = columns - TerminalText.width(of: Self.prompt) - 1
-        let before = TerminalText.tail(String(input.characters[..<input.cursor]), columns: room)
-        let after = TerminalText.fit(String(input.characters[input.cursor...]), columns: room - TerminalText.width(of: before))
-        let cursorColumn = TerminalText.width(of: Self.prompt) + TerminalText.width(of: before) + 1
-        return "\u{1B}[\(rows);1H\u{1B}[2K\(Self.prompt)\(before)\(after)\u{1B}[\(rows);\(cursorColumn)H"
+        input.rendered(row: rows, columns: columns, prompt: Self.prompt)
     }
 }

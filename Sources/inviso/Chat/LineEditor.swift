@@ -176,3 +176,15 @@ struct LineEditor {
         return .edited
     }
 }
+
+extension LineEditor {
+    /// The input line on terminal row `row`: the prompt and the part of the input around
+    /// the cursor that fits in `columns`; the cursor is left where the next character goes.
+    func rendered(row: Int, columns: Int, prompt: String) -> String {
+        let room = columns - TerminalText.width(of: prompt) - 1
+        let before = TerminalText.tail(String(characters[..<cursor]), columns: room)
+        let after = TerminalText.fit(String(characters[cursor...]), columns: room - TerminalText.width(of: before))
+        let cursorColumn = TerminalText.width(of: prompt) + TerminalText.width(of: before) + 1
+        return "\u{1B}[\(row);1H\u{1B}[2K\(prompt)\(before)\(after)\u{1B}[\(row);\(cursorColumn)H"
+    }
+}

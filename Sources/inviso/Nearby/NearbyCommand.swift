@@ -52,6 +52,8 @@ struct NearbyCommand: AsyncParsableCommand {
     @Flag(help: "Script mode: commands and messages on stdin, one JSON event per line on stdout.")
     var json = false
 
+    @OptionGroup var qrOptions: QRDisplayOptions
+
     /// Shifts the wall clock (tests: messages that expire while the program is not running).
     @Option(name: .customLong("clock-offset"), help: .hidden)
     var clockOffset: Int64 = 0
@@ -86,7 +88,13 @@ struct NearbyCommand: AsyncParsableCommand {
         configuration.discovery = !noDiscovery
         let node = try NearbyNode(identity: identity, store: store, configuration: configuration, clock: clock)
         let output = NearbyOutput(json: json)
-        let session = NearbyCLISession(node: node, output: output)
+        let session = NearbyCLISession(node: node, output: output, clock: clock, qr: qrOptions.renderer())
+        // The full screen on an interactive terminal; plain lines when piped.
+        let raw = json ? nil : RawTerminal.isTerminal(STDOUT_FILENO) ? RawTerminal() : nil
+        if raw != nil {
+            let size = RawTerminal.size() ?? (rows: 24, columns: 80)
+            await session.startScreen(rows: size.rows, columns: size.columns)
+        }
 
         let runner = Task { try await node.run() }
         let events = Task {
@@ -95,13 +103,35 @@ struct NearbyCommand: AsyncParsableCommand {
         for target in peer {
             let parts = target.split(separator: ":")
             guard parts.count == 2, let port = Int(parts[1]) else {
-                output.error("--peer takes HOST:PORT, not \(target)")
+                await session.report("--peer takes HOST:PORT, not \(target)")
                 continue
             }
             await node.connect(host: String(parts[0]), port: port)
         }
-        for await line in StandardInputLines.stream() {
-            guard await session.input(String(decoding: line, as: UTF8.self)) else { break }
+        if let raw {
+            let (inputs, continuation) = AsyncStream<ChatInput>.makeStream()
+            StandardInputReader.keys(into: continuation)
+            let signals = SignalInputs(into: continuation)
+            loop: for await input in inputs {
+                switch input {
+                case .keys(let bytes):
+                    guard await session.keys(bytes) else { break loop }
+                case .resized:
+                    let size = RawTerminal.size() ?? (rows: 24, columns: 80)
+                    await session.resized(rows: size.rows, columns: size.columns)
+                case .interrupted, .inputEnded:
+                    break loop
+                default:
+                    break
+                }
+            }
+            signals.cancel()
+            await session.endScreen()
+            raw.restore()
+        } else {
+            for await line in StandardInputLines.stream() {
+                guard await session.input(String(decoding: line, as: UTF8.self)) else { break }
+            }
         }
         // Give acknowledgements already written a moment to leave.
         try? await Task.sleep(for: .milliseconds(200))
@@ -134,89 +164,249 @@ struct NearbyOutput: Sendable {
     }
 }
 
-/// The CLI's side of a nearby session: the open conversation and the command parser.
+/// The CLI's side of a nearby session: the open conversation, the command parser, and in
+/// full-screen mode the ``NearbyScreen`` with its input line.
 actor NearbyCLISession {
     let node: NearbyNode
     let output: NearbyOutput
     private var open: String?
+    /// The full-screen view (interactive terminals only).
+    private var screen: NearbyScreen?
+    private var editor = LineEditor()
+    private let terminal = StandardStreamOutput.standardOutput
+    private var me = ""
+    /// File transfers in progress, for the status line: id → text.
+    private var transfers: [String: String] = [:]
+    private let clock: any InvisoClock
+    private let timeFormat: Date.FormatStyle
+    private let qrRenderer: QRTerminalRenderer
 
-    init(node: NearbyNode, output: NearbyOutput) {
+    init(node: NearbyNode, output: NearbyOutput, clock: any InvisoClock, qr: QRTerminalRenderer) {
         self.node = node
         self.output = output
+        self.clock = clock
+        qrRenderer = qr
+        timeFormat = Date.FormatStyle(date: .omitted, time: .shortened)
     }
 
-    func handle(_ event: NearbyEvent) {
+    // MARK: - Full screen
+
+    /// Switches to the full-screen view of `rows` × `columns`.
+    func startScreen(rows: Int, columns: Int) async {
+        var screen = NearbyScreen(rows: rows, columns: columns)
+        screen.append("Inviso nearby: the people on this network are on the left. /connect NAME asks to talk, /help lists the commands.")
+        self.screen = screen
+        await redraw()
+    }
+
+    /// Leaves the full-screen view.
+    func endScreen() {
+        guard let screen else { return }
+        terminal.write(screen.end())
+        self.screen = nil
+    }
+
+    /// The terminal changed size.
+    func resized(rows: Int, columns: Int) async {
+        screen?.resize(rows: rows, columns: columns)
+        await redraw()
+    }
+
+    /// Keys typed in full-screen mode; returns false to quit.
+    func keys(_ bytes: [UInt8]) async -> Bool {
+        for edit in editor.feed(bytes) {
+            switch edit {
+            case .edited:
+                if let screen { terminal.write(screen.edited(editor)) }
+            case .submitted(let line):
+                let goOn = await input(line)
+                await redraw()
+                guard goOn else { return false }
+            case .interrupted, .endOfInput:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Refreshes the people pane, the title and the status line, and draws everything.
+    private func redraw() async {
+        guard screen != nil else { return }
+        var people: [NearbyScreen.Person] = []
+        var nearby = 0
+        var connected = 0
+        for person in await node.people() {
+            let presence: NearbyScreen.Person.Presence = person.connected ? .connected : person.online ? .nearby : .away
+            if person.online { nearby += 1 }
+            if person.connected { connected += 1 }
+            people.append(NearbyScreen.Person(
+                name: person.info.name, fingerprint: person.info.fingerprint, status: person.info.status.rawValue, presence: presence))
+        }
+        for group in await node.groupNames() {
+            people.append(NearbyScreen.Person(name: group, fingerprint: "", status: "group", presence: .away))
+        }
+        var title = ""
+        if let open {
+            if let person = people.first(where: { $0.name == open && $0.status != "group" }) {
+                let lifetime = await node.lifetime(with: open) ?? .never
+                title = "\(open) · \(person.status) · " + (lifetime == .never ? "messages kept" : "messages disappear after \(lifetime)")
+            } else if people.contains(where: { $0.name == open }) {
+                title = "\(open) · group"
+            } else {
+                title = "\(open) · not connected"
+            }
+        }
+        var status = "\(me) · \(nearby) nearby · \(connected) connected"
+        for transfer in transfers.values.sorted() { status += " · " + transfer }
+        status += " · /help"
+        screen?.people = people
+        screen?.title = title
+        screen?.status = status
+        if let screen { terminal.write(screen.render(input: editor)) }
+    }
+
+    /// Opens `name`'s conversation; in full-screen mode shows its stored messages when it
+    /// has none on screen yet.
+    private func openConversation(_ name: String) async {
+        open = name
+        guard screen != nil else { return }
+        screen?.open(name)
+        if screen?.lines(of: name).isEmpty == true {
+            for entry in await node.history(with: name) {
+                screen?.append("\(time(entry.sentAt)) \(entry.outgoing ? "you" : name): \(entry.text)", to: name, counts: false)
+            }
+        }
+    }
+
+    /// Shows an event: a JSON object or a plain line, or in full-screen mode a line of
+    /// `conversation` (nil: the open one).
+    private func show(
+        _ event: String, _ fields: KeyValuePairs<String, JSONValue>, in conversation: String? = nil, counts: Bool = true,
+        text: @autoclosure () -> String
+    ) {
+        if screen != nil {
+            let line = text()  // the text may read the screen: not while appending to it
+            screen?.append(line, to: conversation, counts: counts)
+        } else {
+            output.emit(event, fields, text: text())
+        }
+    }
+
+    private func error(_ message: String) {
+        show("error", ["message": .string(message)], counts: false, text: "! \(message)")
+    }
+
+    /// Reports an error of the command line itself.
+    func report(_ message: String) async {
+        error(message)
+        await redraw()
+    }
+
+    private func time(_ milliseconds: UInt64) -> String {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(timeFormat)
+    }
+
+    // MARK: - Events
+
+    func handle(_ event: NearbyEvent) async {
         switch event {
         case .ready(let name, let port, let fingerprint):
-            output.emit("ready", ["name": .string(name), "port": .int(port), "fingerprint": .string(fingerprint)],
-                        text: "You are \(name) (\(fingerprint)), listening on port \(port). /peers lists people, /connect NAME asks to talk.")
+            me = "\(name) \(fingerprint) · port \(port)"
+            show("ready", ["name": .string(name), "port": .int(port), "fingerprint": .string(fingerprint)],
+                 text: "You are \(name) (\(fingerprint)), listening on port \(port). /peers lists people, /connect NAME asks to talk.")
         case .peerFound(let peer):
-            output.emit("peer_found", fields(peer), text: "+ \(peer.name) (\(peer.fingerprint), \(peer.status.rawValue)) is nearby")
+            if screen == nil {
+                output.emit("peer_found", fields(peer), text: "+ \(peer.name) (\(peer.fingerprint), \(peer.status.rawValue)) is nearby")
+            }
         case .peerLost(let name):
-            output.emit("peer_lost", ["name": .string(name)], text: "- \(name) left the network")
+            if screen == nil { output.emit("peer_lost", ["name": .string(name)], text: "- \(name) left the network") }
         case .request(let peer):
-            output.emit("request", fields(peer), text: "? \(peer.name) (\(peer.fingerprint)) asks to talk: /accept \(peer.name) or /reject \(peer.name)")
+            show("request", fields(peer), counts: false,
+                 text: "? \(peer.name) (\(peer.fingerprint)) asks to talk: /accept \(peer.name) or /reject \(peer.name)")
         case .connected(let peer):
-            if open == nil { open = peer.name }
-            output.emit("connected", fields(peer), text: "= connected to \(peer.name) (\(peer.status.rawValue))\(open == peer.name ? "" : "; /open \(peer.name) to write to them")")
+            if open == nil { await openConversation(peer.name) }
+            show("connected", fields(peer), in: peer.name, counts: false,
+                 text: "= connected to \(peer.name) (\(peer.status.rawValue))\(open == peer.name || screen != nil ? "" : "; /open \(peer.name) to write to them")")
         case .message(let from, let seq, let text, let sentAt, let expiresAt):
-            output.emit(
+            show(
                 "message",
                 ["from": .string(from), "seq": .int(Int(seq)), "text": .string(text), "sent_at": .int(Int(sentAt)),
                  "expires_at": expiresAt.map { .int(Int($0)) } ?? .null],
-                text: "\(from): \(text)")
+                in: from, text: screen == nil ? "\(from): \(text)" : "\(time(sentAt)) \(from): \(text)")
         case .delivered(let to, let seqs):
-            for seq in seqs {
-                output.emit("delivered", ["to": .string(to), "seq": .int(Int(seq))], text: "  ✓ delivered to \(to) (#\(seq))")
+            if screen != nil {
+                for seq in seqs { screen?.mark(seq: seq, in: to, state: "✓ delivered") }
+            } else {
+                for seq in seqs {
+                    output.emit("delivered", ["to": .string(to), "seq": .int(Int(seq))], text: "  ✓ delivered to \(to) (#\(seq))")
+                }
             }
-        case .queued(let to, let seq):
-            output.emit("queued", ["to": .string(to), "seq": .int(Int(seq))], text: "  … #\(seq) to \(to)")
+        case .queued(let to, let seq, let text, let sentAt):
+            if screen != nil {
+                let online = await node.people().contains { $0.info.name == to && $0.connected }
+                screen?.append("\(time(sentAt)) you: \(text)", to: to, counts: false, seq: seq)
+                screen?.mark(seq: seq, in: to, state: online ? "sent" : "queued: delivered when \(to) is back")
+            } else {
+                output.emit("queued", ["to": .string(to), "seq": .int(Int(seq)), "text": .string(text)], text: "  … #\(seq) to \(to)")
+            }
         case .lifetimeProposed(let by, let lifetime):
-            output.emit("lifetime_proposed", ["by": .string(by), "lifetime": .string(lifetime.description)],
-                        text: "? \(by) proposes that messages disappear after \(lifetime): /lifetime \(lifetime) to agree, /lifetime reject to refuse")
+            show("lifetime_proposed", ["by": .string(by), "lifetime": .string(lifetime.description)], in: by,
+                 text: "? \(by) proposes that messages disappear after \(lifetime): /lifetime \(lifetime) to agree, /lifetime reject to refuse")
         case .lifetimeChanged(let with, let lifetime):
-            output.emit("lifetime", ["peer": .string(with), "lifetime": .string(lifetime.description)],
-                        text: lifetime == .never ? "= messages with \(with) are kept" : "= messages with \(with) disappear after \(lifetime)")
+            show("lifetime", ["peer": .string(with), "lifetime": .string(lifetime.description)], in: with, counts: false,
+                 text: lifetime == .never ? "= messages with \(with) are kept" : "= messages with \(with) disappear after \(lifetime)")
         case .closed(let peer, let reason):
-            output.emit("closed", ["peer": .string(peer), "reason": .string(reason)], text: "= \(peer): connection \(reason)")
+            show("closed", ["peer": .string(peer), "reason": .string(reason)], in: peer, counts: false,
+                 text: "= \(peer): connection \(reason)")
         case .identityChanged(let name, let pinned, let presented):
-            output.emit("identity_changed", ["name": .string(name), "pinned": .string(pinned), "presented": .string(presented)],
-                        text: "! \(name) now presents identity \(presented), not \(pinned): refused. If they really changed devices, /trust \(name).")
+            show("identity_changed", ["name": .string(name), "pinned": .string(pinned), "presented": .string(presented)], counts: false,
+                 text: "! \(name) now presents identity \(presented), not \(pinned): refused. If they really changed devices, /trust \(name).")
         case .fileOffer(let from, let id, let name, let size):
-            output.emit("file_offer", ["from": .string(from), "id": .string(id), "name": .string(name), "size": .int(Int(size))],
-                        text: "? \(from) offers \(name) (\(Self.bytes(size))): /accept file or /reject file")
+            show("file_offer", ["from": .string(from), "id": .string(id), "name": .string(name), "size": .int(Int(size))], in: from,
+                 text: "? \(from) offers \(name) (\(Self.bytes(size))): /accept file or /reject file")
         case .fileProgress(let peer, let id, let bytes, let total, let sending):
-            output.emit(
-                "file_progress",
-                ["peer": .string(peer), "id": .string(id), "bytes": .int(Int(bytes)), "total": .int(Int(total)),
-                 "direction": .string(sending ? "out" : "in")],
-                text: "  \(sending ? "→" : "←") \(peer): \(Self.bytes(bytes)) of \(Self.bytes(total))\(total > 0 ? " (\(bytes * 100 / total)%)" : "")")
+            let percent = total > 0 ? " (\(bytes * 100 / total)%)" : ""
+            if screen != nil {
+                transfers[id] = "\(sending ? "↑" : "↓") \(peer) \(Self.bytes(bytes))\(percent)"
+            } else {
+                output.emit(
+                    "file_progress",
+                    ["peer": .string(peer), "id": .string(id), "bytes": .int(Int(bytes)), "total": .int(Int(total)),
+                     "direction": .string(sending ? "out" : "in")],
+                    text: "  \(sending ? "→" : "←") \(peer): \(Self.bytes(bytes)) of \(Self.bytes(total))\(percent)")
+            }
         case .fileReceived(let from, let id, let path, let sha256):
-            output.emit("file_received", ["from": .string(from), "id": .string(id), "path": .string(path), "sha256": .string(sha256)],
-                        text: "= received from \(from): \(path) (SHA-256 checked)")
+            transfers[id] = nil
+            show("file_received", ["from": .string(from), "id": .string(id), "path": .string(path), "sha256": .string(sha256)], in: from,
+                 text: "= received from \(from): \(path) (SHA-256 checked)")
         case .fileSent(let to, let id, let verified):
-            output.emit("file_sent", ["to": .string(to), "id": .string(id), "verified": .bool(verified)],
-                        text: verified ? "= \(to) has the file (SHA-256 checked)" : "! \(to) received the file but its hash did not match")
+            transfers[id] = nil
+            show("file_sent", ["to": .string(to), "id": .string(id), "verified": .bool(verified)], in: to, counts: false,
+                 text: verified ? "= \(to) has the file (SHA-256 checked)" : "! \(to) received the file but its hash did not match")
         case .fileRefused(let by, let id):
-            output.emit("file_refused", ["by": .string(by), "id": .string(id)], text: "= \(by) refused the file")
+            transfers[id] = nil
+            show("file_refused", ["by": .string(by), "id": .string(id)], in: by, counts: false, text: "= \(by) refused the file")
         case .groupUpdated(let group, let members, let epoch):
-            output.emit("group", ["group": .string(group), "members": .string(members.joined(separator: ",")), "epoch": .int(Int(epoch))],
-                        text: "= group \(group): \(members.joined(separator: ", "))")
+            show("group", ["group": .string(group), "members": .string(members.joined(separator: ",")), "epoch": .int(Int(epoch))],
+                 in: group, counts: false, text: "= group \(group): \(members.joined(separator: ", "))")
         case .groupMessage(let group, let from, let text, let sentAt):
-            output.emit("group_message", ["group": .string(group), "from": .string(from), "text": .string(text), "sent_at": .int(Int(sentAt))],
-                        text: "[\(group)] \(from): \(text)")
+            show("group_message", ["group": .string(group), "from": .string(from), "text": .string(text), "sent_at": .int(Int(sentAt))],
+                 in: group, text: screen == nil ? "[\(group)] \(from): \(text)" : "\(time(sentAt)) \(from): \(text)")
         case .groupLeft(let group, let removed):
-            output.emit("group_left", ["group": .string(group), "removed": .bool(removed)],
-                        text: removed ? "= you are no longer in \(group)" : "= you left \(group)")
+            show("group_left", ["group": .string(group), "removed": .bool(removed)], in: group, counts: false,
+                 text: removed ? "= you are no longer in \(group)" : "= you left \(group)")
         case .error(let message):
-            output.error(message)
+            error(message)
         }
+        await redraw()
     }
 
     /// Sends to a person, or to a group of that name when no person has it.
     private func deliver(_ text: String, to name: String) async {
         if await node.isGroup(name), await !node.knows(name) {
             await node.sendToGroup(text, group: name)
+            let now = UInt64(max(0, clock.wallClock.timeIntervalSince1970 * 1000))
+            screen?.append("\(time(now)) you: \(text)", to: name, counts: false)
         } else {
             await node.send(text, to: name)
         }
@@ -230,13 +420,26 @@ actor NearbyCLISession {
         ["name": .string(peer.name), "fingerprint": .string(peer.fingerprint), "status": .string(peer.status.rawValue)]
     }
 
+    static let help = """
+        /connect NAME         ask NAME to talk            /accept [NAME] · /reject [NAME]
+        /open NAME            write to NAME (or a group)  /msg NAME TEXT  one message
+        /send PATH            send a file                 /accept file · /reject file
+        /verify [NAME]        show the safety number      /verified [NAME]  after comparing
+        /lifetime 24h|7d|30d|never   disappearing messages (both agree) · /lifetime reject
+        /group create NAME MEMBER…   /group add|remove NAME MEMBER   /group leave NAME
+        /block NAME · /trust NAME    /peers · /history [NAME] · /quit
+        Any other line goes to the open conversation (// starts a line with /).
+        """
+
+    // MARK: - Input
+
     /// Handles one input line; returns false to quit.
     func input(_ line: String) async -> Bool {
         guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return true }
         guard line.hasPrefix("/"), !line.hasPrefix("//") else {
             let text = line.hasPrefix("//") ? String(line.dropFirst()) : line
             guard let open else {
-                output.error("no open conversation: /connect NAME, or /msg NAME text")
+                error("no open conversation: /connect NAME, or /msg NAME text")
                 return true
             }
             await deliver(text, to: open)
@@ -246,9 +449,11 @@ actor NearbyCLISession {
         let argument = words.count > 1 ? words[1] : nil
         switch words[0] {
         case "/quit": return false
+        case "/help":
+            show("help", ["text": .string(Self.help)], counts: false, text: Self.help)
         case "/connect":
-            guard let argument else { output.error("usage: /connect NAME"); break }
-            open = argument
+            guard let argument else { error("usage: /connect NAME"); break }
+            await openConversation(argument)
             await node.connect(argument)
         case "/accept":
             if argument == "file" {
@@ -267,61 +472,74 @@ actor NearbyCLISession {
                 await node.reject(argument)
             }
         case "/send":
-            guard let open else { output.error("no open conversation: /open NAME first"); break }
+            guard let open else { error("no open conversation: /open NAME first"); break }
             let path = line.drop(while: { $0 != " " }).drop(while: { $0 == " " })
-            guard !path.isEmpty else { output.error("usage: /send PATH"); break }
+            guard !path.isEmpty else { error("usage: /send PATH"); break }
             await node.sendFile(String(path), to: open)
         case "/block":
-            guard let argument else { output.error("usage: /block NAME"); break }
+            guard let argument else { error("usage: /block NAME"); break }
             await node.block(argument)
-            output.emit("blocked", ["name": .string(argument)], text: "= \(argument) is blocked")
+            show("blocked", ["name": .string(argument)], counts: false, text: "= \(argument) is blocked")
         case "/trust":
-            guard let argument else { output.error("usage: /trust NAME"); break }
+            guard let argument else { error("usage: /trust NAME"); break }
             await node.trust(argument)
         case "/open":
-            guard let argument else { output.error("usage: /open NAME"); break }
-            open = argument
+            guard let argument else { error("usage: /open NAME"); break }
+            await openConversation(argument)
         case "/msg":
-            guard words.count >= 3, let argument else { output.error("usage: /msg NAME text"); break }
+            guard words.count >= 3, let argument else { error("usage: /msg NAME text"); break }
             let text = line.drop(while: { $0 != " " }).dropFirst().drop(while: { $0 == " " })
                 .drop(while: { $0 != " " }).dropFirst()
             await deliver(String(text), to: argument)
         case "/verify", "/verified":
             guard let name = argument ?? open, let number = await node.safetyNumber(with: name) else {
-                output.error("no conversation to verify (/verify NAME)")
+                error("no conversation to verify (/verify NAME)")
                 break
             }
             if words[0] == "/verified" {
                 await node.markVerified(name)
-                output.emit("verified", ["name": .string(name)], text: "= \(name) is verified")
+                show("verified", ["name": .string(name)], in: name, counts: false, text: "= \(name) is verified")
+            } else if screen != nil {
+                screen?.append("Safety number with \(name) (the same on both sides; compare it):\n\(number.grouped)", to: name, counts: false)
+                if let code = qr(number.scannable) {
+                    let width = code.split(separator: "\n").map { TerminalText.width(of: $0) }.max() ?? 0
+                    if width + 2 <= screen?.conversationWidth ?? 0 {
+                        screen?.append(code.hasSuffix("\n") ? String(code.dropLast()) : code, to: name, wraps: false, counts: false)
+                    } else {
+                        screen?.append("(widen the window to \(width + 2 + (screen?.peopleWidth ?? 0) + 1) columns to see it as a QR code)", to: name, counts: false)
+                    }
+                }
+                screen?.append("After comparing: /verified \(name)", to: name, counts: false)
             } else {
                 output.emit("safety_number", ["name": .string(name), "digits": .string(number.digits)],
                             text: "Safety number with \(name) (the same on both sides; compare it):\n\(number.grouped)\n"
-                                + qr(number.scannable) + "After comparing: /verified \(name)")
+                                + (qr(number.scannable) ?? "") + "After comparing: /verified \(name)")
             }
         case "/lifetime":
-            guard let name = open else { output.error("no open conversation"); break }
+            guard let name = open else { error("no open conversation"); break }
             if argument == "reject" {
                 await node.rejectLifetime(from: name)
             } else if let value = argument.flatMap(NearbyLifetime.init(text:)) {
                 await node.setLifetime(value, for: name)
             } else {
-                output.error("usage: /lifetime 24h|7d|30d|never|reject")
+                error("usage: /lifetime 24h|7d|30d|never|reject")
             }
         case "/peers":
             for person in await node.people() {
-                output.emit(
+                show(
                     "peer",
                     ["name": .string(person.info.name), "fingerprint": .string(person.info.fingerprint),
                      "status": .string(person.info.status.rawValue), "online": .bool(person.online), "connected": .bool(person.connected)],
+                    counts: false,
                     text: "  \(person.info.name) (\(person.info.fingerprint), \(person.info.status.rawValue))\(person.connected ? " — connected" : person.online ? " — nearby" : " — away")")
             }
         case "/history":
-            guard let name = argument ?? open else { output.error("usage: /history NAME"); break }
+            guard let name = argument ?? open else { error("usage: /history NAME"); break }
             for entry in await node.history(with: name) {
-                output.emit(
+                show(
                     "history",
                     ["peer": .string(name), "outgoing": .bool(entry.outgoing), "seq": .int(Int(entry.seq)), "text": .string(entry.text)],
+                    counts: false,
                     text: "\(entry.outgoing ? "you" : name): \(entry.text)")
             }
         case "/group":
@@ -336,17 +554,18 @@ actor NearbyCLISession {
             case ("leave", let name?) where rest.count == 1:
                 await node.leaveGroup(name)
             default:
-                output.error("usage: /group create NAME MEMBER…, /group add|remove NAME MEMBER, /group leave NAME")
+                error("usage: /group create NAME MEMBER…, /group add|remove NAME MEMBER, /group leave NAME")
             }
         default:
-            output.error("unknown command \(words[0]) (see inviso nearby --help)")
+            error("unknown command \(words[0]) (/help lists them)")
         }
         return true
     }
 
-    private func qr(_ bytes: [UInt8]) -> String {
-        guard !output.json, let code = try? QRCode.encode(bytes) else { return "" }
-        return QRDisplayOptions().renderer().render(code)
+    /// The QR code of `bytes` as text lines (nil in JSON mode).
+    private func qr(_ bytes: [UInt8]) -> String? {
+        guard !output.json, let code = try? QRCode.encode(bytes) else { return nil }
+        return qrRenderer.render(code)
     }
 }
 

@@ -108,4 +108,39 @@ enum TerminalText {
         }
         return String(result.reversed())
     }
+
+    /// `text` cut into lines of at most `columns` columns, at spaces where it can (the
+    /// space where a line breaks is dropped) and inside a word only when the word alone is
+    /// wider than a line. An empty text is one empty line.
+    static func wrap(_ text: String, columns: Int) -> [String] {
+        guard columns > 0 else { return [] }
+        var lines: [String] = []
+        var line: [Character] = []
+        var used = 0
+        var lastSpace: Int?
+        for character in text {
+            let next = width(of: character)
+            if used + next > columns {
+                if character == " " {
+                    lines.append(String(line))
+                    (line, used, lastSpace) = ([], 0, nil)
+                    continue
+                }
+                if let space = lastSpace, space > 0 {
+                    lines.append(String(line[..<space]))
+                    line = Array(line[(space + 1)...])
+                    used = width(of: String(line))
+                } else {
+                    lines.append(String(line))
+                    (line, used) = ([], 0)
+                }
+                lastSpace = nil
+            }
+            if character == " " { lastSpace = line.count }
+            line.append(character)
+            used += next
+        }
+        lines.append(String(line))
+        return lines
+    }
 }
