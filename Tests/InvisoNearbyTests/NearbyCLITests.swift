@@ -266,4 +266,31 @@ import Testing
         await alice.quit()
         await network.stop()
     }
+
+    /// Dave restarts on another port while cut off, so his goodbye never reaches alice and
+    /// her browse reports nothing new: her first dial hits the old port, and the node
+    /// resolves the service again and dials where dave now is.
+    @Test func aPeerThatMovedToAnotherPortIsReachedAfterResolvingAgain() async throws {
+        let network = try await TestNetwork.start(prefix: "mov", hosts: 2)
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-nearby-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
+        var dave = try Person("dave", host: 2, on: network, data: root.appendingPathComponent("dave"))
+        try await alice.expect("peer_found", ["name": "dave"])
+        let hubLink = ["ip", "-n", "\(network.name)-hub", "link", "set", "\(network.name)-v2"]
+        #expect(try await Spawn.run(hubLink + ["down"]).status == 0)
+        await dave.kill()
+        try await Task.sleep(for: .seconds(2))  // dave's daemon withdraws the service; its goodbye is lost
+        #expect(try await Spawn.run(hubLink + ["up"]).status == 0)
+        dave = try Person("dave", host: 2, on: network, data: root.appendingPathComponent("dave"), extra: ["--port", "7001"])
+        try await dave.expect("ready", ["port": "7001"])
+        try await Task.sleep(for: .seconds(2))  // dave's new announcement reaches alice's daemon
+        alice.say("/connect dave")
+        try await dave.expect("request", ["name": "alice"], seconds: 30)
+        dave.say("/accept alice")
+        try await alice.expect("connected", ["name": "dave"])
+        await dave.quit()
+        await alice.quit()
+        await network.stop()
+    }
 }

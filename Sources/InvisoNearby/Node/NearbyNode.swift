@@ -68,11 +68,15 @@ public actor NearbyNode {
         case socketClosed(ObjectIdentifier)
         case browse(DNSSDBrowseEvent)
         case resolved(DNSSDService, DNSSDResolution)
+        /// Resolving a service again (after a failed dial) failed.
+        case resolveFailed(DNSSDService)
         case address(DNSSDService, host: String, port: UInt16, txt: TXTRecord, address: [UInt8])
         case registered(Result<DNSSDService, DNSSDError>)
         case sweep
         /// A batch of file chunks left on link `ObjectIdentifier`.
         case chunksWritten(FileTransferID, ObjectIdentifier)
+        /// Dialling `host:port` for `dial` failed with `reason`.
+        case dialFailed(Dial, host: String, port: Int, reason: String)
     }
 
     struct Link {
@@ -98,11 +102,16 @@ public actor NearbyNode {
 
     private struct Discovered {
         var interfaces: Set<UInt32> = []
+        /// The service as first browsed (to resolve it again).
+        var service: DNSSDService?
         var host: String?
         var port: UInt16?
         var fingerprint: String?
         var address: [UInt8]?
         var reported = false
+        /// A dial to the resolved address failed: resolving again, to dial once more if
+        /// the address or port changed (`Input.dialFailed`).
+        var redial: Dial?
     }
 
     /// The events, in order (one consumer).
@@ -449,6 +458,10 @@ public actor NearbyNode {
             links[id] = nil
         case .browse(let event): browse(event)
         case .resolved(let service, let resolution): resolved(service, resolution)
+        case .resolveFailed(let service):
+            guard discovered[service.name]?.redial != nil else { break }
+            discovered[service.name]?.redial = nil
+            emit(.error("could not reach \(service.name): it no longer resolves"))
         case .address(let service, let host, let port, let txt, let address): located(service, host: host, port: port, txt: txt, address: address)
         case .registered(.success(let service)):
             registeredName = service.name
@@ -457,6 +470,7 @@ public actor NearbyNode {
             emit(.error(error.description))
         case .sweep: sweep()
         case .chunksWritten(let transfer, let link): chunksWritten(transfer, on: link)
+        case .dialFailed(let dial, let host, let port, let reason): dialFailed(dial, host: host, port: port, reason: reason)
         }
     }
 
@@ -662,9 +676,35 @@ public actor NearbyNode {
                     try channel.pipeline.syncOperations.addHandler(NearbySocketHandler(dial: dial) { sink.yield($0) })
                 }
             }
-        let emit = emitContinuation
         bootstrap.connect(host: host, port: port).whenFailure { error in
-            emit.yield(.error("could not reach \(label): \(error)"))
+            sink.yield(.dialFailed(dial, host: host, port: port, reason: "\(error)"))
+        }
+    }
+
+    /// A dial failed. For a service found on the network, its announcement may have
+    /// changed without a removal reaching us (a peer that restarted on another port while
+    /// its goodbye was lost): resolve it again, once, and dial again if the address moved.
+    private func dialFailed(_ dial: Dial, host: String, port: Int, reason: String) {
+        guard var found = discovered[dial.label], found.redial == nil, let service = found.service,
+            found.port.map(Int.init) == port
+        else {
+            return emit(.error("could not reach \(dial.label): \(reason)"))
+        }
+        found.redial = dial
+        discovered[dial.label] = found
+        let sink = inputContinuation
+        do {
+            let operation = try DNSSD.resolve(service) { result in
+                switch result {
+                case .success(let resolution): sink.yield(.resolved(service, resolution))
+                case .failure: sink.yield(.resolveFailed(service))
+                }
+            }
+            pending[service.name, default: []].append(operation)
+        } catch {
+            found.redial = nil
+            discovered[dial.label] = found
+            emit(.error("could not reach \(dial.label): \(reason)"))
         }
     }
 
@@ -684,6 +724,7 @@ public actor NearbyNode {
             var found = discovered[service.name] ?? Discovered()
             let first = found.interfaces.isEmpty
             found.interfaces.insert(service.interfaceIndex)
+            if first { found.service = service }
             discovered[service.name] = found
             guard first else { return }
             let sink = inputContinuation
@@ -713,7 +754,13 @@ public actor NearbyNode {
     private func resolved(_ service: DNSSDService, _ resolution: DNSSDResolution) {
         guard discovered[service.name] != nil else { return }
         let txt = (try? TXTRecord(decoding: resolution.txt)) ?? TXTRecord()
-        guard txt.string(for: "v") == "1" else { return }
+        guard txt.string(for: "v") == "1" else {
+            if discovered[service.name]?.redial != nil {
+                discovered[service.name]?.redial = nil
+                emit(.error("could not reach \(service.name): it no longer announces Inviso version 1"))
+            }
+            return
+        }
         let sink = inputContinuation
         pending[service.name]?.forEach { $0.cancel() }
         do {
@@ -731,6 +778,21 @@ public actor NearbyNode {
     private func located(_ service: DNSSDService, host: String, port: UInt16, txt: TXTRecord, address: [UInt8]) {
         guard var found = discovered[service.name] else { return }
         pending.removeValue(forKey: service.name)?.forEach { $0.cancel() }
+        if let redial = found.redial {
+            // Resolved again after a failed dial: dial once more only if it moved.
+            let moved = found.port != port || found.address != address
+            found.redial = nil
+            found.host = host
+            found.port = port
+            found.address = address
+            discovered[service.name] = found
+            if moved {
+                dial(host: address.map(String.init).joined(separator: "."), port: Int(port), expectation: redial.expectation, label: redial.label)
+            } else {
+                emit(.error("could not reach \(service.name): it does not answer at its announced address"))
+            }
+            return
+        }
         found.host = host
         found.port = port
         found.address = address
