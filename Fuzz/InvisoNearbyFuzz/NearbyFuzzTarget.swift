@@ -171,7 +171,7 @@ enum NearbyFuzzTarget {
             .groupMessage(groupID: [UInt8](repeating: 1, count: 16), epoch: 2, ciphertext: [1, 2, 3]),
             .groupLeave(groupID: [UInt8](repeating: 1, count: 16)), .fileOffer(offer),
             .fileAnswer(offer.id, accepted: true), .fileComplete(offer.id, verified: false),
-            .fileDigest(offer.id, sha256: [UInt8](repeating: 7, count: 32)),
+            .fileDigest(offer.id, sha256: [UInt8](repeating: 7, count: 32)), .fileCancel(offer.id),
         ]
         seeds += payloads.map { $0.encoded() }
         let sealed = FileChunkCipher(offer: offer).seal([UInt8](repeating: 0x61, count: 100), index: 0)

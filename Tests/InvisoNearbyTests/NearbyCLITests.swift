@@ -231,7 +231,7 @@ import Testing
         try Data(contents).write(to: root.appendingPathComponent("big.bin"))
         let expected = SHA256.hash(data: contents).map { String(format: "%02x", $0) }.joined()
 
-        let alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
+        var alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
         var bob = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("bob"))
         try await alice.expect("peer_found", ["name": "bob"])
         alice.say("/connect bob")
@@ -262,6 +262,40 @@ import Testing
         #expect(resumedFrom > 0)
         let sent = try await alice.expect("file_sent", ["to": "bob"])
         #expect(sent["verified"] as? Bool == true)
+
+        // Now the sender is cut: alice is killed mid-way and restarted; the offer she kept
+        // in her store lets bob resume from what he holds.
+        alice.say("/send \(root.appendingPathComponent("big.bin").path)")
+        let second = try await bob.expect("file_offer", ["from": "alice", "name": "big.bin"])
+        let secondID = second["id"] as? String ?? ""
+        bob.say("/accept file")
+        try await eventually("bob to hold part of the second copy", seconds: 60) {
+            bob.events().contains { event in
+                event["event"] as? String == "file_progress" && event["id"] as? String == secondID
+                    && (event["bytes"] as? Int ?? 0) >= 4 * 1024 * 1024
+            }
+        }
+        await alice.kill()
+        let heldSecond = bob.events().compactMap {
+            $0["event"] as? String == "file_progress" && $0["id"] as? String == secondID ? $0["bytes"] as? Int : nil
+        }.max() ?? 0
+        #expect(heldSecond < contents.count, "the second copy arrived before the cut; the test proves nothing")
+        try await bob.expect("closed", ["peer": "alice"])
+        alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
+        let again = try await bob.expect("file_received", ["from": "alice", "id": secondID], seconds: 120)
+        #expect(again["sha256"] as? String == expected)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(again["path"] as? String))) == Data(contents))
+        try await alice.expect("file_sent", ["to": "bob", "id": secondID])
+
+        // A transfer cancelled by the receiver stops on both sides.
+        alice.say("/send \(root.appendingPathComponent("big.bin").path)")
+        try await eventually("a third offer") { bob.events().filter { $0["event"] as? String == "file_offer" }.count >= 2 }
+        let thirdID = bob.events().last { $0["event"] as? String == "file_offer" }?["id"] as? String ?? ""
+        #expect(thirdID != secondID)
+        bob.say("/accept file")
+        bob.say("/cancel \(thirdID)")
+        #expect(try await alice.expect("file_cancelled", ["peer": "bob", "id": thirdID])["by_peer"] as? Bool == true)
+        #expect(try await bob.expect("file_cancelled", ["peer": "alice", "id": thirdID])["by_peer"] as? Bool == false)
         await bob.quit()
         await alice.quit()
         await network.stop()

@@ -142,7 +142,7 @@ extension NearbyFrameDecoder {
             .groupMessage(groupID: [UInt8](repeating: 2, count: 16), epoch: 3, ciphertext: [9, 9, 9]),
             .groupLeave(groupID: [UInt8](repeating: 2, count: 16)),
             .fileOffer(offer), .fileAnswer(offer.id, accepted: true), .fileComplete(offer.id, verified: true),
-            .fileDigest(offer.id, sha256: [UInt8](repeating: 7, count: 32)),
+            .fileDigest(offer.id, sha256: [UInt8](repeating: 7, count: 32)), .fileCancel(offer.id),
         ]
     }
 

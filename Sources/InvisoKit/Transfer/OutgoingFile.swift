@@ -40,6 +40,25 @@ public final class OutgoingFile {
         if offer.chunkCount == 0 { digest = Array(hasher.finalize()) }
     }
 
+    /// Reopens `path` for an offer made before (a sender that restarted resumes the
+    /// transfer under the same key; the hash is rebuilt from the chunks it sends or skips).
+    ///
+    /// - Throws: ``FileTransferError/Code/io`` when the file cannot be read or its size is
+    ///   no longer the offered one.
+    public init(path: URL, resuming offer: FileOffer) throws(FileTransferError) {
+        do {
+            handle = try FileHandle(forReadingFrom: path)
+            guard try handle.seekToEnd() == offer.size else { throw FileTransferError(.io, "the file changed since it was offered") }
+        } catch let error as FileTransferError {
+            throw error
+        } catch {
+            throw FileTransferError(.io, "read the file to send")
+        }
+        self.offer = offer
+        cipher = FileChunkCipher(offer: offer)
+        if offer.chunkCount == 0 { digest = Array(hasher.finalize()) }
+    }
+
     /// Chunk `index` read from the file and sealed (hashed too when it is the next one not
     /// yet hashed).
     ///
@@ -51,6 +70,16 @@ public final class OutgoingFile {
         let plaintext = try read(index)
         if index == hashedChunks { hash(plaintext) }
         return cipher.seal(plaintext, index: index)
+    }
+
+    /// The SHA-256, reading and hashing whatever chunks were not hashed yet (a restarted
+    /// sender asked only for the end of a file).
+    ///
+    /// - Throws: ``FileTransferError/Code/io`` when the file changed or cannot be read.
+    public func completeDigest() throws(FileTransferError) -> [UInt8] {
+        while hashedChunks < offer.chunkCount { hash(try read(hashedChunks)) }
+        guard let digest else { preconditionFailure("every chunk is hashed") }
+        return digest
     }
 
     private func hash(_ plaintext: Data) {

@@ -64,6 +64,9 @@ public enum NearbyEvent: Sendable, Equatable {
     case fileSent(to: String, id: String, verified: Bool)
     /// The receiver refused the file.
     case fileRefused(by: String, id: String)
+    /// A transfer with `peer` stopped: `byPeer` when they cancelled it (or their file is
+    /// gone), else we did.
+    case fileCancelled(peer: String, id: String, byPeer: Bool)
     /// A group's members or epoch changed (or we joined it).
     case groupUpdated(group: String, members: [String], epoch: UInt32)
     /// A message to a group.

@@ -9,6 +9,8 @@ import NIOCore
 struct OutgoingTransfer {
     let file: OutgoingFile
     let peerKey: String
+    /// The file's absolute path (kept in the store, so a restarted sender resumes).
+    let path: String
     /// The next chunk to send.
     var nextChunk: UInt64 = 0
     /// Batches written and not yet confirmed by the socket.
@@ -27,6 +29,14 @@ struct IncomingTransfer {
     let peerKey: String
     /// The sender's SHA-256, once it arrived.
     var digest: [UInt8]?
+}
+
+/// What the store keeps of a transfer being sent: the offer (with its key: the store is
+/// sealed), the file's path and the receiver.
+struct OutgoingTransferRecord: Codable {
+    var offer: Data
+    var path: String
+    var peer: String
 }
 
 /// What the store keeps of a transfer being received (the offer holds its key: sealed).
@@ -63,14 +73,16 @@ extension NearbyNode {
             }
             keys = [key]
         }
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL
         for key in keys {
             let file: OutgoingFile
             do {
-                file = try OutgoingFile(path: URL(fileURLWithPath: path))
+                file = try OutgoingFile(path: absolute)
             } catch {
                 return emit(.error("cannot send \(path): \(error.code == .io ? "it cannot be read" : "\(error)")"))
             }
-            outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key)
+            outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key, path: absolute.path)
+            saveOutgoing(file.offer, path: absolute.path, peer: key)
             enqueuePayload(.fileOffer(file.offer), to: key)
             emit(.fileProgress(
                 peer: peers[key]?.record.name ?? "?", id: file.offer.id.description, bytes: 0, total: file.offer.size, sending: true))
@@ -93,6 +105,20 @@ extension NearbyNode {
         enqueuePayload(.fileAnswer(transfer, accepted: false), to: pending.peerKey)
     }
 
+    /// Stops the transfer whose id starts with `id` (or the only one), either way: the
+    /// other side is told, and a partial download is deleted.
+    public func cancelFile(_ id: String?) {
+        let all = Array(outgoing.keys) + Array(incoming.keys)
+        let matches = all.filter { id == nil || $0.description.hasPrefix(id!.lowercased()) }
+        guard matches.count == 1, let transfer = matches.first else {
+            return emit(.error(all.isEmpty ? "no transfer to cancel" : "which transfer? (/cancel ID)"))
+        }
+        let key = outgoing[transfer]?.peerKey ?? incoming[transfer]?.peerKey ?? ""
+        stopTransfer(transfer)
+        enqueuePayload(.fileCancel(transfer), to: key)
+        emit(.fileCancelled(peer: peers[key]?.record.name ?? "?", id: transfer.description, byPeer: false))
+    }
+
     /// Whether a file offer waits for the user.
     public var hasPendingOffer: Bool { !offers.isEmpty }
 
@@ -101,9 +127,13 @@ extension NearbyNode {
     /// Handles a file record from `key` on link `id`; returns whether it was one.
     func fileRecord(_ record: NearbyRecord, from key: String, on id: ObjectIdentifier) -> Bool {
         guard case .fileRequest(let transfer, let from) = record else { return false }
-        guard var sending = outgoing[transfer], sending.peerKey == key, from <= sending.file.offer.chunkCount else {
+        guard var sending = outgoing[transfer] else {
+            // Not ours (any more): a file gone since a restart, a transfer cancelled. Tell
+            // the receiver, so it stops asking.
+            if incoming[transfer] == nil { enqueuePayload(.fileCancel(transfer), to: key) }
             return true
         }
+        guard sending.peerKey == key, from <= sending.file.offer.chunkCount else { return true }
         sending.link = id
         sending.nextChunk = from
         sending.inFlight = 0
@@ -155,12 +185,17 @@ extension NearbyNode {
             }
         case .fileAnswer(let transfer, let accepted):
             guard !accepted, let sending = outgoing[transfer], sending.peerKey == key else { return }
-            outgoing[transfer] = nil
+            stopTransfer(transfer)
             emit(.fileRefused(by: peer.record.name, id: transfer.description))
         case .fileComplete(let transfer, let verified):
             guard let sending = outgoing[transfer], sending.peerKey == key else { return }
-            outgoing[transfer] = nil
+            stopTransfer(transfer)
             emit(.fileSent(to: peer.record.name, id: transfer.description, verified: verified))
+        case .fileCancel(let transfer):
+            let ours = outgoing[transfer]?.peerKey == key || incoming[transfer]?.peerKey == key || offers[transfer]?.peerKey == key
+            guard ours else { return }
+            stopTransfer(transfer)
+            emit(.fileCancelled(peer: peer.record.name, id: transfer.description, byPeer: true))
         case .fileDigest(let transfer, let sha256):
             guard var receiving = incoming[transfer], receiving.peerKey == key, receiving.digest == nil else { return }
             receiving.digest = sha256
@@ -210,7 +245,8 @@ extension NearbyNode {
                 do {
                     sealed = try sending.file.sealedChunk(index)
                 } catch {
-                    outgoing[transfer] = nil
+                    stopTransfer(transfer)
+                    enqueuePayload(.fileCancel(transfer), to: sending.peerKey)
                     return emit(.error("sending \(offer.name) stopped: the file changed or cannot be read"))
                 }
                 buffer.writeBytes(NearbyFrameDecoder.chunkHeader(transfer: transfer, index: index, sealedCount: sealed.count))
@@ -231,10 +267,21 @@ extension NearbyNode {
                     sending: true))
             }
         }
-        let digest = sending.nextChunk == offer.chunkCount && !sending.digestSent ? sending.file.digest : nil
-        if digest != nil { sending.digestSent = true }
+        guard sending.nextChunk == offer.chunkCount, !sending.digestSent else {
+            outgoing[transfer] = sending
+            return
+        }
+        let digest: [UInt8]
+        do {
+            digest = try sending.file.completeDigest()
+        } catch {
+            stopTransfer(transfer)
+            enqueuePayload(.fileCancel(transfer), to: sending.peerKey)
+            return emit(.error("sending \(offer.name) stopped: the file changed or cannot be read"))
+        }
+        sending.digestSent = true
         outgoing[transfer] = sending
-        if let digest { enqueuePayload(.fileDigest(transfer, sha256: digest), to: sending.peerKey) }
+        enqueuePayload(.fileDigest(transfer, sha256: digest), to: sending.peerKey)
     }
 
     private func startReceiving(_ offer: FileOffer, from key: String) {
@@ -250,6 +297,19 @@ extension NearbyNode {
         saveIncoming(offer, peer: key, digest: nil)
         enqueuePayload(.fileAnswer(offer.id, accepted: true), to: key)
         transmit([.fileRequest(offer.id, fromChunk: file.heldChunks)], to: key)
+    }
+
+    /// Forgets a transfer in any direction, with what the store keeps of it (a partial
+    /// download is deleted).
+    private func stopTransfer(_ transfer: FileTransferID) {
+        if outgoing.removeValue(forKey: transfer) != nil {
+            try? store.saveNearby(records: [], deleting: [("transfer-out", transfer.description)])
+        }
+        if let receiving = incoming.removeValue(forKey: transfer) {
+            receiving.file.discard()
+            forgetIncoming(transfer)
+        }
+        offers[transfer] = nil
     }
 
     private func finishReceiving(_ transfer: FileTransferID, digest: [UInt8]) {
@@ -294,6 +354,16 @@ extension NearbyNode {
             let value = try JSONEncoder().encode(
                 IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer, digest: digest.map { Data($0) }))
             try store.saveNearby(records: [NearbyStoredRecord(kind: "transfer-in", id: offer.id.description, updatedAt: now, value: value)])
+        } catch {
+            emit(.error("the store failed: \(error)"))
+        }
+    }
+
+    private func saveOutgoing(_ offer: FileOffer, path: String, peer: String) {
+        let now = nowMilliseconds
+        do {
+            let value = try JSONEncoder().encode(OutgoingTransferRecord(offer: Data(offer.encoded()), path: path, peer: peer))
+            try store.saveNearby(records: [NearbyStoredRecord(kind: "transfer-out", id: offer.id.description, updatedAt: now, value: value)])
         } catch {
             emit(.error("the store failed: \(error)"))
         }

@@ -177,6 +177,18 @@ public actor NearbyNode {
             else { continue }
             incoming[offer.id] = IncomingTransfer(file: file, peerKey: record.peer, digest: record.digest.map { [UInt8]($0) })
         }
+        for stored in try store.nearbyRecords(kind: "transfer-out") {
+            // A file that is gone or changed is dropped here; the receiver's next request
+            // for it is answered with a cancel.
+            guard let record = try? JSONDecoder().decode(OutgoingTransferRecord.self, from: stored.value),
+                let offer = try? FileOffer(decoding: [UInt8](record.offer)),
+                let file = try? OutgoingFile(path: URL(fileURLWithPath: record.path), resuming: offer)
+            else {
+                try? store.saveNearby(records: [], deleting: [("transfer-out", stored.id)])
+                continue
+            }
+            outgoing[offer.id] = OutgoingTransfer(file: file, peerKey: record.peer, path: record.path)
+        }
     }
 
     // MARK: - Identity in the store
@@ -595,7 +607,7 @@ public actor NearbyNode {
                     emit(.message(from: peer.record.name, seq: seq, text: text.body, sentAt: text.sentAt, expiresAt: expiresAt))
                 case .lifetimeProposal(let lifetime):
                     if received.lifetimeAgreed == nil { emit(.lifetimeProposed(by: peer.record.name, lifetime: lifetime)) }
-                case .fileOffer, .fileAnswer, .fileComplete, .fileDigest:
+                case .fileOffer, .fileAnswer, .fileComplete, .fileDigest, .fileCancel:
                     filePayload(payload, from: key)
                 case .groupUpdate, .groupMessage, .groupLeave:
                     groupPayload(payload, from: key)

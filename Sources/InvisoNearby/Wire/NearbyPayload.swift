@@ -113,6 +113,7 @@ public struct NearbyGroupUpdate: Sendable, Hashable {
 /// 0x21 file answer     id (16) ‖ accepted (0|1)
 /// 0x22 file complete   id (16) ‖ verified (0|1)
 /// 0x23 file digest     id (16) ‖ sha256 (32)       sent after the last chunk
+/// 0x24 file cancel     id (16)                     either side stops the transfer
 /// ```
 public enum NearbyPayload: Sendable, Equatable {
     /// A 1:1 text message.
@@ -135,6 +136,8 @@ public enum NearbyPayload: Sendable, Equatable {
     case fileComplete(FileTransferID, verified: Bool)
     /// The SHA-256 of the file's bytes, which the sender hashed as it sealed them.
     case fileDigest(FileTransferID, sha256: [UInt8])
+    /// The sender or the receiver stopped the transfer (the receiver drops what it holds).
+    case fileCancel(FileTransferID)
 
     /// Parses a payload.
     ///
@@ -175,6 +178,7 @@ public enum NearbyPayload: Sendable, Equatable {
         case 0x21: self = .fileAnswer(try reader.transferID(), accepted: try Self.flag(&reader))
         case 0x22: self = .fileComplete(try reader.transferID(), verified: try Self.flag(&reader))
         case 0x23: self = .fileDigest(try reader.transferID(), sha256: try reader.bytes(32, "file digest"))
+        case 0x24: self = .fileCancel(try reader.transferID())
         default: throw NearbyError(.malformed, "payload type")
         }
         try reader.finish("payload")
@@ -228,6 +232,9 @@ public enum NearbyPayload: Sendable, Equatable {
             writer.byte(0x23)
             writer.append(id.bytes)
             writer.append(sha256)
+        case .fileCancel(let id):
+            writer.byte(0x24)
+            writer.append(id.bytes)
         }
         return writer.bytes
     }

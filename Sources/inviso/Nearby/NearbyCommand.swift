@@ -20,7 +20,7 @@ struct NearbyCommand: AsyncParsableCommand {
             daemon (avahi-daemon on Linux), connect directly with --peer HOST:PORT.
 
             Commands: /connect NAME, /accept [NAME], /reject [NAME], /block NAME, \
-            /trust NAME, /msg NAME TEXT, /open NAME, /send PATH, /accept file [ID], \
+            /trust NAME, /msg NAME TEXT, /open NAME, /send PATH, /accept file [ID], /cancel [ID], \
             /group create NAME MEMBER…, /group add|remove NAME MEMBER, /group leave NAME, \
             /reject file [ID], /verify [NAME], /verified [NAME], /lifetime 24h|7d|30d|never, \
             /lifetime reject, /peers, /history [NAME], /quit. Any other line is a message to \
@@ -386,6 +386,10 @@ actor NearbyCLISession {
         case .fileRefused(let by, let id):
             transfers[id] = nil
             show("file_refused", ["by": .string(by), "id": .string(id)], in: by, counts: false, text: "= \(by) refused the file")
+        case .fileCancelled(let peer, let id, let byPeer):
+            transfers[id] = nil
+            show("file_cancelled", ["peer": .string(peer), "id": .string(id), "by_peer": .bool(byPeer)], in: peer, counts: false,
+                 text: byPeer ? "= \(peer) stopped the file transfer" : "= file transfer with \(peer) cancelled")
         case .groupUpdated(let group, let members, let epoch):
             show("group", ["group": .string(group), "members": .string(members.joined(separator: ",")), "epoch": .int(Int(epoch))],
                  in: group, counts: false, text: "= group \(group): \(members.joined(separator: ", "))")
@@ -423,7 +427,7 @@ actor NearbyCLISession {
     static let help = """
         /connect NAME         ask NAME to talk            /accept [NAME] · /reject [NAME]
         /open NAME            write to NAME (or a group)  /msg NAME TEXT  one message
-        /send PATH            send a file                 /accept file · /reject file
+        /send PATH            send a file                 /accept file · /reject file · /cancel [ID]
         /verify [NAME]        show the safety number      /verified [NAME]  after comparing
         /lifetime 24h|7d|30d|never   disappearing messages (both agree) · /lifetime reject
         /group create NAME MEMBER…   /group add|remove NAME MEMBER   /group leave NAME
@@ -476,6 +480,8 @@ actor NearbyCLISession {
             let path = line.drop(while: { $0 != " " }).drop(while: { $0 == " " })
             guard !path.isEmpty else { error("usage: /send PATH"); break }
             await node.sendFile(String(path), to: open)
+        case "/cancel":
+            await node.cancelFile(argument)
         case "/block":
             guard let argument else { error("usage: /block NAME"); break }
             await node.block(argument)

@@ -91,6 +91,27 @@ import Testing
         #expect(throws: FileTransferError.self) { try outgoing.sealedChunk(6) }
     }
 
+    /// A sender that restarted reopens the file under the offer it made: the same chunks
+    /// open at the receiver, and the digest covers the chunks it only skipped; a file whose
+    /// size changed is refused.
+    @Test func aRestartedSenderResumesUnderItsOffer() throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let (source, bytes) = try Self.file(in: root, name: "r.bin", size: 4 * 1_024 + 9)
+        let first = try OutgoingFile(path: source, chunkSize: 1_024)
+        let incoming = try IncomingFile(offer: first.offer, downloads: root.appendingPathComponent("d"))
+        for index in 0..<UInt64(2) { try incoming.write(try first.sealedChunk(index), index: index) }
+        let again = try OutgoingFile(path: source, resuming: first.offer)
+        for index in 2..<first.offer.chunkCount { try incoming.write(try again.sealedChunk(index), index: index) }
+        #expect(again.digest == Array(SHA256.hash(data: bytes)))
+        _ = try incoming.finish(expecting: try #require(again.digest))
+        // Asked for nothing (the receiver held every chunk): the digest is still there.
+        let idle = try OutgoingFile(path: source, resuming: first.offer)
+        #expect(try idle.completeDigest() == Array(SHA256.hash(data: bytes)))
+        try Data(bytes + [1]).write(to: source)
+        #expect(throws: FileTransferError.self) { try OutgoingFile(path: source, resuming: first.offer) }
+    }
+
     /// A file that changes while it is sent: the chunk read again after the change carries
     /// other bytes than the ones hashed, so the receiver's check fails.
     @Test func aFileChangedDuringTheTransferFailsTheHash() throws {
