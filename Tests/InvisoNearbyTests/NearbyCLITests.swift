@@ -197,9 +197,28 @@ import Testing
         #expect(!later.events().contains { $0["text"] as? String == "this one disappears" })
         await later.quit()
 
+        // A group's lifetime: alice's next messages carry it, bob adopts it, and they are
+        // gone from bob's store after it, program running or not.
+        alice.say("/open team")
+        alice.say("/lifetime 24h")
+        try await alice.expect("lifetime", ["peer": "team", "lifetime": "24h"])
+        alice.say("fading words")
+        let fading = try await bob.expect("group_message", ["group": "team", "text": "fading words"])
+        #expect(fading["expires_at"] as? Int != nil)
+        try await bob.expect("lifetime", ["peer": "team", "lifetime": "24h"])
+        await bob.quit()
+        let laterBob = try Person(
+            "bob", host: 2, on: network, data: root.appendingPathComponent("bob"),
+            extra: ["--no-discovery", "--clock-offset", String(25 * 3600)])
+        try await laterBob.expect("ready")
+        laterBob.say("/history team")
+        try await laterBob.expect("history", ["from": "you", "text": "bob after carol left"])
+        try await laterBob.expect("history", ["from": "alice", "text": "after carol left"])
+        #expect(!laterBob.events().contains { $0["text"] as? String == "fading words" })
+        await laterBob.quit()
+
         // Someone else announcing as "bob" with another identity is refused by alice,
         // who pinned bob's.
-        await bob.quit()
         try await alice.expect("peer_lost", ["name": "bob"])
         let mallory = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("mallory"))
         try await mallory.expect("ready")

@@ -54,6 +54,9 @@ public struct NearbyGroup: Sendable {
     public private(set) var members: [NearbyPublicIdentity]
     /// Whether we left or were removed.
     public private(set) var hasLeft = false
+    /// How long this member's messages to the group last (each message carries its own;
+    /// a member adopts the lifetime of the latest message it gets, as Signal's groups do).
+    public var lifetime: NearbyLifetime = .never
     private let me: NearbyPublicIdentity
     private var keys: NearbyGroupKeys
     /// Other members' sender keys for epochs we have not reached yet.
@@ -286,13 +289,16 @@ extension NearbyGroup {
         var me: Data
         var hasLeft: Bool
         var keys: [String: Data]
+        /// Seconds (absent in groups stored before lifetimes: never).
+        var lifetime: UInt32?
     }
 
     var snapshot: Snapshot {
         Snapshot(
             id: Data(id), name: name, epoch: epoch, members: members.map { Data($0.bytes) }, me: Data(me.bytes),
             hasLeft: hasLeft,
-            keys: keys.records.mapValues { record in record.serialize().withUnsafeBytes { Data($0) } })
+            keys: keys.records.mapValues { record in record.serialize().withUnsafeBytes { Data($0) } },
+            lifetime: lifetime.rawValue)
     }
 
     init(snapshot: Snapshot) throws {
@@ -305,6 +311,7 @@ extension NearbyGroup {
             members: try snapshot.members.map { try NearbyPublicIdentity([UInt8]($0)) },
             me: try NearbyPublicIdentity([UInt8](snapshot.me)), keys: keys)
         hasLeft = snapshot.hasLeft
+        lifetime = snapshot.lifetime.flatMap(NearbyLifetime.init(rawValue:)) ?? .never
     }
 }
 

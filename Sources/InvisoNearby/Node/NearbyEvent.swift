@@ -70,7 +70,7 @@ public enum NearbyEvent: Sendable, Equatable {
     /// A group's members or epoch changed (or we joined it).
     case groupUpdated(group: String, members: [String], epoch: UInt32)
     /// A message to a group.
-    case groupMessage(group: String, from: String, text: String, sentAt: UInt64)
+    case groupMessage(group: String, from: String, text: String, sentAt: UInt64, expiresAt: UInt64?)
     /// We left a group, or its creator removed us.
     case groupLeft(group: String, removed: Bool)
     /// Something failed (a plain sentence).

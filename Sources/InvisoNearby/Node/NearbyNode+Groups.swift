@@ -57,17 +57,27 @@ extension NearbyNode {
         do {
             var generator = SystemRandomNumberGenerator()
             let id = (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            let payload = NearbyPayload.text(try NearbyText(id: id, sentAt: sentAt, lifetime: .never, body: text))
+            let payload = NearbyPayload.text(try NearbyText(id: id, sentAt: sentAt, lifetime: group.lifetime, body: text))
             let outgoing = try group.encrypt(payload.encoded())
             groups[Hex.encode(group.id)] = group
             saveGroup(group)
             route(outgoing)
-            storeGroupMessage(group, from: "you", id: id, text: text, sentAt: sentAt)
+            storeGroupMessage(group, from: "you", id: id, text: text, sentAt: sentAt, lifetime: group.lifetime)
         } catch let error as NearbyGroup.Failure {
             emit(.error("not sent to \(name): \(Self.describe(error))"))
         } catch {
             emit(.error("not sent to \(name): \(error)"))
         }
+    }
+
+    /// Sets how long our next messages to the group `name` last; each member adopts it
+    /// when it gets the first of them.
+    public func setGroupLifetime(_ lifetime: NearbyLifetime, group name: String) {
+        guard var group = groupNamed(name) else { return emit(.error("no group called \(name)")) }
+        group.lifetime = lifetime
+        groups[Hex.encode(group.id)] = group
+        saveGroup(group)
+        emit(.lifetimeChanged(with: name, lifetime: lifetime))
     }
 
     /// Whether a group has this name.
@@ -117,8 +127,15 @@ extension NearbyNode {
                 groups[Hex.encode(id)] = group
                 saveGroup(group)
                 guard case .text(let text) = try NearbyPayload(decoding: plaintext) else { return }
-                storeGroupMessage(group, from: peer.record.name, id: text.id, text: text.body, sentAt: text.sentAt)
-                emit(.groupMessage(group: group.name, from: peer.record.name, text: text.body, sentAt: text.sentAt))
+                let expiresAt = storeGroupMessage(
+                    group, from: peer.record.name, id: text.id, text: text.body, sentAt: text.sentAt, lifetime: text.lifetime)
+                emit(.groupMessage(group: group.name, from: peer.record.name, text: text.body, sentAt: text.sentAt, expiresAt: expiresAt))
+                if text.lifetime != group.lifetime {
+                    group.lifetime = text.lifetime
+                    groups[Hex.encode(id)] = group
+                    saveGroup(group)
+                    emit(.lifetimeChanged(with: group.name, lifetime: text.lifetime))
+                }
             } catch {
                 emit(.error("a message to \(group.name) from \(peer.record.name) was refused: \(Self.describe(error))"))
             }
@@ -195,17 +212,26 @@ extension NearbyNode {
         }
     }
 
-    private func storeGroupMessage(_ group: NearbyGroup, from sender: String, id: [UInt8], text: String, sentAt: UInt64) {
+    /// Stores a group message; returns when it expires (ms since 1970), if it does.
+    @discardableResult
+    private func storeGroupMessage(
+        _ group: NearbyGroup, from sender: String, id: [UInt8], text: String, sentAt: UInt64, lifetime: NearbyLifetime
+    ) -> UInt64? {
         let now = nowMilliseconds
+        let expiresAt: Int64? = lifetime == .never ? nil : now + Int64(lifetime.seconds) * 1000
         let record = NearbyMessageRecord(direction: sender == "you" ? "out" : "in", peer: sender, seq: 0, text: text, sentAt: sentAt)
         do {
             try store.addNearbyMessage(NearbyStoredMessage(
-                conversation: "group-" + Hex.encode(group.id), id: Hex.encode(id), storedAt: now, expiresAt: nil,
+                conversation: Self.groupConversation(group), id: Hex.encode(id), storedAt: now, expiresAt: expiresAt,
                 value: try JSONEncoder().encode(record)))
         } catch {
             emit(.error("the store failed: \(error)"))
         }
+        return expiresAt.map { UInt64($0) }
     }
+
+    /// The store's conversation key of a group's messages.
+    static func groupConversation(_ group: NearbyGroup) -> String { "group-" + Hex.encode(group.id) }
 
     static func describe(_ error: any Error) -> String {
         switch error as? NearbyGroup.Failure {

@@ -390,9 +390,9 @@ public actor NearbyNode {
     /// Whether someone called `name` has talked with us.
     public func knows(_ name: String) -> Bool { peerKey(named: name) != nil }
 
-    /// The agreed lifetime of new messages with `name`, if we have talked.
+    /// The lifetime of new messages with `name` (a person, else a group), if known.
     public func lifetime(with name: String) -> NearbyLifetime? {
-        peerKey(named: name).flatMap { peers[$0]?.conversation.lifetime }
+        peerKey(named: name).flatMap { peers[$0]?.conversation.lifetime } ?? groupNamed(name)?.lifetime
     }
 
     /// The safety number with `name`, if we have talked.
@@ -426,14 +426,22 @@ public actor NearbyNode {
         return result
     }
 
-    /// A conversation's stored messages that have not expired.
-    public func history(with name: String) -> [(outgoing: Bool, seq: UInt64, text: String, sentAt: UInt64)] {
-        guard let key = peerKey(named: name) else { return [] }
-        let now = nowMilliseconds
-        let rows = (try? store.nearbyMessages(conversation: key, now: now)) ?? []
+    /// A conversation's stored messages that have not expired: with a person, or (when no
+    /// person has the name) a group's.
+    public func history(with name: String) -> [(outgoing: Bool, from: String, seq: UInt64, text: String, sentAt: UInt64)] {
+        let conversation: String
+        if let key = peerKey(named: name) {
+            conversation = key
+        } else if let group = groupNamed(name) {
+            conversation = Self.groupConversation(group)
+        } else {
+            return []
+        }
+        let rows = (try? store.nearbyMessages(conversation: conversation, now: nowMilliseconds)) ?? []
         return rows.compactMap { row in
             guard let message = try? JSONDecoder().decode(NearbyMessageRecord.self, from: row.value) else { return nil }
-            return (message.direction == "out", message.seq, message.text, message.sentAt)
+            let outgoing = message.direction == "out"
+            return (outgoing, outgoing ? "you" : message.peer, message.seq, message.text, message.sentAt)
         }
     }
 

@@ -247,11 +247,12 @@ actor NearbyCLISession {
         }
         var title = ""
         if let open {
+            let lifetime = await node.lifetime(with: open) ?? .never
+            let kept = lifetime == .never ? "messages kept" : "messages disappear after \(lifetime)"
             if let person = people.first(where: { $0.name == open && $0.status != "group" }) {
-                let lifetime = await node.lifetime(with: open) ?? .never
-                title = "\(open) · \(person.status) · " + (lifetime == .never ? "messages kept" : "messages disappear after \(lifetime)")
+                title = "\(open) · \(person.status) · \(kept)"
             } else if people.contains(where: { $0.name == open }) {
-                title = "\(open) · group"
+                title = "\(open) · group · \(kept)"
             } else {
                 title = "\(open) · not connected"
             }
@@ -273,7 +274,7 @@ actor NearbyCLISession {
         screen?.open(name)
         if screen?.lines(of: name).isEmpty == true {
             for entry in await node.history(with: name) {
-                screen?.append("\(time(entry.sentAt)) \(entry.outgoing ? "you" : name): \(entry.text)", to: name, counts: false)
+                screen?.append("\(time(entry.sentAt)) \(entry.from): \(entry.text)", to: name, counts: false)
             }
         }
     }
@@ -393,8 +394,9 @@ actor NearbyCLISession {
         case .groupUpdated(let group, let members, let epoch):
             show("group", ["group": .string(group), "members": .string(members.joined(separator: ",")), "epoch": .int(Int(epoch))],
                  in: group, counts: false, text: "= group \(group): \(members.joined(separator: ", "))")
-        case .groupMessage(let group, let from, let text, let sentAt):
-            show("group_message", ["group": .string(group), "from": .string(from), "text": .string(text), "sent_at": .int(Int(sentAt))],
+        case .groupMessage(let group, let from, let text, let sentAt, let expiresAt):
+            show("group_message", ["group": .string(group), "from": .string(from), "text": .string(text), "sent_at": .int(Int(sentAt)),
+                                   "expires_at": expiresAt.map { .int(Int($0)) } ?? .null],
                  in: group, text: screen == nil ? "[\(group)] \(from): \(text)" : "\(time(sentAt)) \(from): \(text)")
         case .groupLeft(let group, let removed):
             show("group_left", ["group": .string(group), "removed": .bool(removed)], in: group, counts: false,
@@ -523,10 +525,13 @@ actor NearbyCLISession {
             }
         case "/lifetime":
             guard let name = open else { error("no open conversation"); break }
-            if argument == "reject" {
+            let groupNamed = await node.isGroup(name)
+            let personNamed = await node.knows(name)
+            let isGroup = groupNamed && !personNamed
+            if argument == "reject", !isGroup {
                 await node.rejectLifetime(from: name)
             } else if let value = argument.flatMap(NearbyLifetime.init(text:)) {
-                await node.setLifetime(value, for: name)
+                if isGroup { await node.setGroupLifetime(value, group: name) } else { await node.setLifetime(value, for: name) }
             } else {
                 error("usage: /lifetime 24h|7d|30d|never|reject")
             }
@@ -544,9 +549,10 @@ actor NearbyCLISession {
             for entry in await node.history(with: name) {
                 show(
                     "history",
-                    ["peer": .string(name), "outgoing": .bool(entry.outgoing), "seq": .int(Int(entry.seq)), "text": .string(entry.text)],
+                    ["peer": .string(name), "from": .string(entry.from), "outgoing": .bool(entry.outgoing), "seq": .int(Int(entry.seq)),
+                     "text": .string(entry.text)],
                     counts: false,
-                    text: "\(entry.outgoing ? "you" : name): \(entry.text)")
+                    text: "\(entry.from): \(entry.text)")
             }
         case "/group":
             let rest = Array(words.dropFirst(2))
