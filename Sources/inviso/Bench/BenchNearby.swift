@@ -57,7 +57,7 @@ struct BenchNearby: AsyncParsableCommand {
         let source = root.appendingPathComponent("payload.bin")
         try Self.noise(count: mib * 1024 * 1024).write(to: source)
 
-        let pair = try await NodePair.paired(in: root.appendingPathComponent("pair"), autoAccept: true)
+        let pair = try await NodePair.paired(in: root.appendingPathComponent("pair"))
         var oursRates: [Double] = []
         var plainRates: [Double] = []
         var ratios: [Double] = []
@@ -242,8 +242,8 @@ private final class NodePair: Sendable {
     }
 
     /// Started, connected, and bob trusting alice (so files are accepted at once).
-    static func paired(in root: URL, autoAccept: Bool) async throws -> NodePair {
-        let pair = try await started(in: root, autoAccept: autoAccept)
+    static func paired(in root: URL) async throws -> NodePair {
+        let pair = try await started(in: root, autoAccept: true)
         _ = try await pair.pairingTime()
         await pair.bob.accept(nil)
         _ = await pair.aliceEvents.wait { if case .connected = $0 { true } else { false } }
