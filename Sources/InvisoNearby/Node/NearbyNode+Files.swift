@@ -9,8 +9,6 @@ import NIOCore
 struct OutgoingTransfer {
     let file: OutgoingFile
     let peerKey: String
-    /// The file's absolute path (kept in the store, so a restarted sender resumes).
-    let path: String
     /// The next chunk to send.
     var nextChunk: UInt64 = 0
     /// Batches written and not yet confirmed by the socket.
@@ -81,7 +79,7 @@ extension NearbyNode {
             } catch {
                 return emit(.error("cannot send \(path): \(error.code == .io ? "it cannot be read" : "\(error)")"))
             }
-            outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key, path: absolute.path)
+            outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key)
             saveOutgoing(file.offer, path: absolute.path, peer: key)
             enqueuePayload(.fileOffer(file.offer), to: key)
             emit(.fileProgress(

@@ -187,7 +187,7 @@ public actor NearbyNode {
                 try? store.saveNearby(records: [], deleting: [("transfer-out", stored.id)])
                 continue
             }
-            outgoing[offer.id] = OutgoingTransfer(file: file, peerKey: record.peer, path: record.path)
+            outgoing[offer.id] = OutgoingTransfer(file: file, peerKey: record.peer)
         }
     }
 
