@@ -7,11 +7,16 @@ struct Inviso: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "inviso",
         abstract: "Inviso command-line tools.",
+        version: Inviso.version,
         subcommands: [
             InviteCommand.self, JoinCommand.self, ResumeCommand.self, ServeCommand.self, MeshCommand.self, NoiseCommand.self, SignalCommand.self, SessionsCommand.self,
             VerifyCommand.self, OfflineCommand.self, NearbyCommand.self, EraseAllCommand.self, BenchCommand.self, QRCommand.self,
         ]
     )
+
+    /// This build's version (`inviso --version`): raised with each release, as
+    /// CONTRIBUTING.md says.
+    static let version = "0.19.0"
 
     /// Runs the command line. `invite`, `join` and `resume` in their usual forms are read
     /// by ``ChatCommandLine`` rather than ArgumentParser: their process start is on the way

@@ -27,18 +27,20 @@ struct ChatCommandLineTests {
             switch command {
             case let invite as InviteCommand:
                 self.command = "invite"
-                options = invite.options
+                options = invite.options.named(invite.naming)
                 expires = invite.expires
                 noUnicode = invite.display.noUnicode
                 invert = invite.display.invert
             case let join as JoinCommand:
                 self.command = "join"
-                options = join.options
+                options = join.options.named(join.naming)
                 positional = join.invite
+                noUnicode = join.text.noUnicode
             case let resume as ResumeCommand:
                 self.command = "resume"
                 options = resume.options
                 positional = resume.sessionID
+                noUnicode = resume.text.noUnicode
             default:
                 throw ChatCommandLineMismatch(description: "not a chat command: \(type(of: command))")
             }
@@ -61,9 +63,12 @@ struct ChatCommandLineTests {
         ["invite", "--json", "--ephemeral", "--server", "http://127.0.0.1:8080"],
         ["invite", "--server=https://chat.example", "--data", "/tmp/d", "--name", "bob", "--linger", "0", "--expires", "2h"],
         ["invite", "--no-unicode", "--invert-qr", "--no-direct", "--expires=30s"],
+        ["invite", "--expires", "1d"],
         ["join", "123456-apple-river-stone", "--json", "--ephemeral", "--server", "http://127.0.0.1:1"],
         ["join", "--json", "inviso://join/123456#apple-river-stone"],
         ["join", "123456", "--linger=3600", "--name", "with alice", "--data", "relative/dir"],
+        ["join", "123456", "--no-unicode"],
+        ["resume", "abcd", "--no-unicode"],
         ["resume", "abcd", "--server", "http://localhost:9", "--json", "--no-direct"],
         ["resume", "--linger", "12", "0123456789abcdef"],
     ]
@@ -80,10 +85,12 @@ struct ChatCommandLineTests {
     /// when read. This counts the properties it knows about.
     @Test func everyPropertyOfTheChatCommandsIsKnown() {
         #expect(Mirror(reflecting: ChatOptions()).children.count == 7)
+        #expect(Mirror(reflecting: SessionNaming()).children.count == 2)
+        #expect(Mirror(reflecting: TextStyleOptions()).children.count == 1)
         #expect(Mirror(reflecting: QRDisplayOptions()).children.count == 2)
-        #expect(Mirror(reflecting: InviteCommand()).children.count == 3)
-        #expect(Mirror(reflecting: JoinCommand()).children.count == 2)
-        #expect(Mirror(reflecting: ResumeCommand()).children.count == 2)
+        #expect(Mirror(reflecting: InviteCommand()).children.count == 4)
+        #expect(Mirror(reflecting: JoinCommand()).children.count == 4)
+        #expect(Mirror(reflecting: ResumeCommand()).children.count == 3)
     }
 
     static let leftToArgumentParser: [[String]] = [
@@ -92,7 +99,7 @@ struct ChatCommandLineTests {
         ["join"], ["join", "a", "b"], ["invite", "extra"], ["resume"],
         ["join", "x", "--json", "--json"], ["join", "x", "--server"], ["join", "x", "--server", "--json"],
         ["join", "x", "--linger", "soon"], ["join", "x", "--linger", "-1"], ["join", "x", "--linger", "4000"],
-        ["join", "x", "--expires", "1h"], ["join", "x", "--no-unicode"], ["invite", "--json=true"],
+        ["join", "x", "--expires", "1h"], ["join", "x", "--invert-qr"], ["invite", "--json=true"],
         ["invite", "--expires", "99h"], ["resume", "abcd", "--ephemeral"], ["resume", "abcd", "--name", "n"],
         ["join", "--", "-x"], ["join", "x", "--unknown"], ["invite", "-v"],
     ]

@@ -19,14 +19,16 @@ enum ChatCommandLine {
         guard let name = arguments.first else { return nil }
         let isInvite = name == "invite"
         guard isInvite || name == "join" || name == "resume" else { return nil }
-        guard let read = Reading(Array(arguments.dropFirst()), invite: isInvite) else { return nil }
+        guard let read = Reading(Array(arguments.dropFirst()), invite: isInvite, resume: name == "resume") else { return nil }
         do {
             try read.options.validate()
+            try read.naming.validate()
             switch name {
             case "invite":
                 guard read.positionals.isEmpty else { return nil }
                 var command = InviteCommand()
                 command.options = read.options
+                command.naming = read.naming
                 command.display = read.display
                 command.expires = read.expires ?? "5m"
                 try command.validate()
@@ -36,13 +38,15 @@ enum ChatCommandLine {
                 var command = JoinCommand()
                 command.invite = read.positionals[0]
                 command.options = read.options
+                command.naming = read.naming
+                command.text = read.text
                 return command
             default:
                 guard read.positionals.count == 1 else { return nil }
                 var command = ResumeCommand()
                 command.sessionID = read.positionals[0]
                 command.options = read.options
-                try command.validate()
+                command.text = read.text
                 return command
             }
         } catch {
@@ -53,23 +57,26 @@ enum ChatCommandLine {
     /// The options and positionals of one command line.
     private struct Reading {
         var options = ChatOptions()
+        var naming = SessionNaming()
         var display = QRDisplayOptions()
+        var text = TextStyleOptions()
         var expires: String?
         var positionals: [String] = []
 
         /// `nil` when anything is not one of the forms this reads.
-        init?(_ arguments: [String], invite: Bool) {
+        init?(_ arguments: [String], invite: Bool, resume: Bool) {
             // Every property of the option groups is set: a parsed value's wrapper is read
             // only after it was given one.
             options.server = nil
             options.data = nil
-            options.ephemeral = false
-            options.name = nil
             options.json = false
             options.noDirect = false
             options.linger = 30
+            naming.ephemeral = false
+            naming.name = nil
             display.noUnicode = false
             display.invert = false
+            text.noUnicode = false
             var seen: Set<String> = []
             var index = 0
             while index < arguments.count {
@@ -97,15 +104,16 @@ enum ChatCommandLine {
                 switch key {
                 case "--server": guard let value = value() else { return nil }; options.server = value
                 case "--data": guard let value = value() else { return nil }; options.data = value
-                case "--name": guard let value = value() else { return nil }; options.name = value
+                case "--name" where !resume: guard let value = value() else { return nil }; naming.name = value
                 case "--linger":
                     guard let value = value(), let seconds = Int(value) else { return nil }
                     options.linger = seconds
                 case "--expires" where invite: guard let value = value() else { return nil }; expires = value
-                case "--ephemeral" where attached == nil: options.ephemeral = true
+                case "--ephemeral" where !resume && attached == nil: naming.ephemeral = true
                 case "--json" where attached == nil: options.json = true
                 case "--no-direct" where attached == nil: options.noDirect = true
-                case "--no-unicode" where invite && attached == nil: display.noUnicode = true
+                case "--no-unicode" where attached == nil:
+                    if invite { display.noUnicode = true } else { text.noUnicode = true }
                 case "--invert-qr" where invite && attached == nil: display.invert = true
                 default: return nil
                 }

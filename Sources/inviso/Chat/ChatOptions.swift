@@ -3,7 +3,9 @@ import Foundation
 import InvisoKit
 import InvisoStore
 
-/// The options `inviso invite` and `inviso join` share.
+/// The options `inviso invite`, `join` and `resume` share. Whether the session is kept and
+/// its name are set by ``SessionNaming`` (invite and join only: a resumed session already
+/// has both).
 struct ChatOptions: ParsableArguments {
     @Option(help: "The Inviso server (default: INVISO_SERVER, then http://127.0.0.1:8080).")
     var server: String?
@@ -11,10 +13,10 @@ struct ChatOptions: ParsableArguments {
     @Option(help: "Data directory (default: the per-user Inviso data directory).")
     var data: String?
 
-    @Flag(help: "Keep nothing of this session: no history, no keys on disk.")
+    /// Keep nothing of this session (``SessionNaming``).
     var ephemeral = false
 
-    @Option(help: "A name for this session in `inviso sessions`.")
+    /// A name for the session (``SessionNaming``).
     var name: String?
 
     @Flag(help: "Scripting mode: each standard-input line is a message, end of input leaves; JSON lines on standard output.")
@@ -23,7 +25,7 @@ struct ChatOptions: ParsableArguments {
     @Flag(name: .customLong("no-direct"), help: "Never try a direct connection; stay on the server's relay.")
     var noDirect = false
 
-    @Option(help: "Seconds to wait, after end of input, for the peer to acknowledge what was sent (default 30).")
+    @Option(help: "Seconds to wait, after end of input, for the peer to acknowledge what was sent.")
     var linger: Int = 30
 
     /// The data directory.
@@ -53,5 +55,41 @@ struct ChatOptions: ParsableArguments {
     func validate() throws {
         guard (0...3_600).contains(linger) else { throw ValidationError("--linger must be 0 to 3600 seconds") }
         if let name, name.count > 200 { throw ValidationError("--name is limited to 200 characters") }
+    }
+
+    /// These options with `naming`'s choices.
+    func named(_ naming: SessionNaming) -> ChatOptions {
+        var options = self
+        options.ephemeral = naming.ephemeral
+        options.name = naming.name
+        return options
+    }
+}
+
+/// The options of a new session (`invite`, `join`): kept or not, and its name.
+struct SessionNaming: ParsableArguments {
+    @Flag(help: "Keep nothing of this session: no history, no keys on disk.")
+    var ephemeral = false
+
+    @Option(help: "A name for this session in `inviso sessions`.")
+    var name: String?
+
+    func validate() throws {
+        if let name, name.count > 200 { throw ValidationError("--name is limited to 200 characters") }
+    }
+}
+
+/// `--no-unicode` for commands that draw no QR code (`join`, `resume`): plain ASCII for
+/// the spinner and the screen's marks.
+struct TextStyleOptions: ParsableArguments {
+    @Flag(name: .customLong("no-unicode"), help: "Draw with plain ASCII instead of Unicode (also when TERM=dumb).")
+    var noUnicode = false
+
+    /// The same choice as display options without a QR code's colours.
+    var display: QRDisplayOptions {
+        var display = QRDisplayOptions()
+        display.noUnicode = noUnicode
+        display.invert = false
+        return display
     }
 }

@@ -68,6 +68,7 @@ struct ChatSession {
             events.cancel()
         }
         var loop = ChatLoop(client: client, mode: mode, linger: linger, continuation: continuation)
+        loop.ascii = display?.asciiOnly() ?? false
         do {
             switch try await start(client) {
             case .invite(let invite): loop.showInvite(invite, display: display)
@@ -100,6 +101,8 @@ struct ChatLoop {
     private var spinner: Task<Void, Never>?
     private var exitCode: Int32 = 0
     private var proposed: MessageLifetime?
+    /// Plain ASCII on screen (`--no-unicode`, `TERM=dumb`).
+    var ascii = false
     // Interactive mode.
     private var terminal: RawTerminal?
     private var screen: ChatScreen?
@@ -373,7 +376,8 @@ struct ChatLoop {
 
     private mutating func updateStatus() {
         guard var screen, let security, let path else { return }
-        let status = ChatStatusLine(state: .secure(verified: security.isVerified, path: path == .direct ? .direct : .relay))
+        let status = ChatStatusLine(
+            state: .secure(verified: security.isVerified, path: path == .direct ? .direct : .relay), ascii: ascii)
         write(screen.setStatus(status.text, input: editor))
         self.screen = screen
     }

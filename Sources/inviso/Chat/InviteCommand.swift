@@ -17,9 +17,10 @@ struct InviteCommand: AsyncParsableCommand {
             """)
 
     @OptionGroup var options: ChatOptions
+    @OptionGroup var naming: SessionNaming
     @OptionGroup var display: QRDisplayOptions
 
-    @Option(help: "How long the invite stays open: a number and s, m or h (default 5m, at most 24h).")
+    @Option(help: "How long the invite stays open: a number and s, m, h or d, at most 24h (1d).")
     var expires = "5m"
 
     func validate() throws {
@@ -28,6 +29,7 @@ struct InviteCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        let options = self.options.named(naming)
         var configuration = try options.configuration(environment: environment)
         configuration.inviteExpiry = .seconds(try InviteLifetime.seconds(expires))
         let session = try ChatSession(options: options, configuration: configuration, environment: environment)

@@ -18,14 +18,17 @@ struct JoinCommand: AsyncParsableCommand {
     var invite: String
 
     @OptionGroup var options: ChatOptions
+    @OptionGroup var naming: SessionNaming
+    @OptionGroup var text: TextStyleOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        let options = self.options.named(naming)
         let configuration = try options.configuration(environment: environment)
         let session = try ChatSession(options: options, configuration: configuration, environment: environment)
-        let text = invite
-        try await session.run(display: nil) { client in
-            try await client.join(text)
+        let invite = self.invite
+        try await session.run(display: text.display) { client in
+            try await client.join(invite)
             return .joined
         }
     }

@@ -21,12 +21,7 @@ struct ResumeCommand: AsyncParsableCommand {
     var sessionID: String
 
     @OptionGroup var options: ChatOptions
-
-    func validate() throws {
-        try options.validate()
-        if options.ephemeral { throw ValidationError("an ephemeral session keeps nothing and cannot be resumed") }
-        if options.name != nil { throw ValidationError("--name: rename a stored session with `inviso sessions rename`") }
-    }
+    @OptionGroup var text: TextStyleOptions
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
@@ -43,7 +38,7 @@ struct ResumeCommand: AsyncParsableCommand {
         let configuration = try options.configuration(environment: environment)
         let session = try ChatSession(options: options, configuration: configuration, environment: environment)
         let id = stored.id
-        try await session.run(display: nil) { client in
+        try await session.run(display: text.display) { client in
             try await client.resume(sessionID: id)
             return .joined
         }

@@ -70,14 +70,15 @@ enum InviteLifetime {
     static func seconds(_ text: String) throws(CLIError) -> Int {
         let trimmed = text.trimmingSpaces().lowercased()
         guard let unit = trimmed.last, let value = Int(trimmed.dropLast()), value > 0 else {
-            throw CLIError("bad --expires \(text): use a number and s, m or h, e.g. 5m")
+            throw CLIError("bad --expires \(text): use a number and s, m, h or d, e.g. 5m")
         }
         let seconds: Int
         switch unit {
         case "s": seconds = value
         case "m": seconds = value.multipliedReportingOverflow(by: 60).partialValue
         case "h": seconds = value.multipliedReportingOverflow(by: 3_600).partialValue
-        default: throw CLIError("bad --expires \(text): use a number and s, m or h, e.g. 5m")
+        case "d": seconds = value.multipliedReportingOverflow(by: 86_400).partialValue
+        default: throw CLIError("bad --expires \(text): use a number and s, m, h or d, e.g. 5m")
         }
         guard value <= 86_400, (1...86_400).contains(seconds) else {
             throw CLIError("--expires \(text) is out of range: 1s to 24h")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOCore
 import InvisoServer
 import Logging
 import ServiceLifecycle
@@ -62,6 +63,12 @@ struct ServeCommand: AsyncParsableCommand {
         let logger = settings.makeLogger()
         do {
             try await settings.serve(logger: logger)
+        } catch let error as CLIError {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode.failure
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            FileHandle.standardError.write(Data("error: \(ServeSettings.portInUse(host: settings.host, port: settings.port))\n".utf8))
+            throw ExitCode.failure
         } catch {
             logger.critical("server stopped", metadata: ["error": "\(error)"])
             throw ExitCode.failure

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import InvisoServer
 import Logging
 import ServiceLifecycle
@@ -80,7 +82,33 @@ struct ServeSettings {
         return logger
     }
 
+    /// Binds `host:port` and lets it go at once: a port already taken is one clear error,
+    /// before the data directory or database is touched. (A server that takes the port in
+    /// between still fails at its own bind, with the same message: ``portInUse(host:port:)``.)
+    static func checkPortFree(host: String, port: Int) async throws {
+        guard port != 0 else { return }
+        do {
+            let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port).get()
+            try await channel.close()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw portInUse(host: host, port: port)
+        } catch let error as IOError where error.errnoCode == EADDRNOTAVAIL {
+            throw CLIError("cannot listen on \(host): it is not an address of this machine (--host)")
+        } catch let error as IOError where error.errnoCode == EACCES {
+            throw CLIError("port \(port) needs privileges to listen on: choose one above 1023 with --port")
+        }
+    }
+
+    /// The one line for a port that another program holds.
+    static func portInUse(host: String, port: Int) -> CLIError {
+        CLIError("port \(port) on \(host) is already in use (another inviso serve?): stop it, or choose another with --port")
+    }
+
     func serve(logger: Logger) async throws {
+        // Nothing is logged or written to disk before we know the port is ours.
+        try await Self.checkPortFree(host: host, port: port)
         var configuration = ServerConfiguration(host: host, port: port)
         // As many connections as the descriptor limit allows, less a reserve: when they are
         // all taken, the longest-idle unfinished connection makes room for a new one.

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What a new user meets first (issue 20, "First hour"): the version, help texts that say
+/// each default once and offer only what a command takes, and a taken port reported in one
+/// line before anything is written to disk.
+@Suite("inviso: the first hour")
+struct FirstHourCLITests {
+    /// Runs the binary to completion; returns its status and everything it printed.
+    static func run(_ arguments: [String]) async throws -> (Int32?, String) {
+        let process = try ChildProcess(try NoiseInteropTests.invisoBinary(), arguments)
+        let status = await process.waitForExit(timeout: 30)
+        return (status, process.transcript)
+    }
+
+    @Test func versionIsPrinted() async throws {
+        let (status, output) = try await Self.run(["--version"])
+        #expect(status == 0)
+        #expect(output.contains("0.19.0"), "\(output)")
+    }
+
+    @Test(arguments: ["invite", "join", "resume"])
+    func helpSaysEachDefaultOnceAndOffersWhatTheCommandTakes(_ command: String) async throws {
+        let (status, help) = try await Self.run([command, "--help"])
+        #expect(status == 0)
+        let flat = help.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        #expect(!flat.contains("(default 30)") && !flat.contains("(default 5m"), "\(help)")
+        #expect(flat.contains("--linger <linger> Seconds to wait, after end of input, for the peer to acknowledge what was sent. (default: 30)"))
+        #expect(flat.contains("--no-unicode"))
+        // A resumed session already has its name and is stored: nothing to offer there.
+        #expect(flat.contains("--ephemeral") == (command != "resume"))
+        #expect(flat.contains("--name <name>") == (command != "resume"))
+        if command == "invite" { #expect(flat.contains("s, m, h or d")) }
+    }
+
+    @Test func aResumeWithInviteOnlyOptionsIsRefusedByTheParser() async throws {
+        let (status, output) = try await Self.run(["resume", "abcd", "--ephemeral"])
+        #expect(status != 0)
+        #expect(output.contains("Unknown option '--ephemeral'"), "\(output)")
+    }
+
+    /// A port another program holds: one line that says so, a failure status, and no data
+    /// directory left behind.
+    @Test func aTakenPortIsOneLineAndWritesNothing() async throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(bound == 0 && listen(fd, 1) == 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-taken-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+
+        let (status, output) = try await Self.run(["serve", "--host", "127.0.0.1", "--port", "\(port)", "--data", data.path])
+        #expect(status == 1)
+        let stderr = output.components(separatedBy: "stderr:\n").last ?? ""
+        let lines = stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix("error: port \(port) on 127.0.0.1 is already in use") == true, "\(output)")
+        #expect(!FileManager.default.fileExists(atPath: data.path))
+    }
+}
