@@ -26,10 +26,11 @@ struct SessionsCLITests {
 
     static func inviso(
         _ arguments: [String], environment: [String: String] = ["INVISO_PASSPHRASE": passphrase],
-        unsetting: [String] = []
+        unsetting: [String] = [], input: String? = nil
     ) async throws -> Run {
         let child = try ChildProcess(
             try NoiseInteropTests.invisoBinary(), arguments, environment: environment, unsetting: unsetting)
+        if let input { child.write(input) }
         child.closeInput()
         let status = await child.waitForExit(timeout: 60) ?? -1
         let transcript = child.transcript
@@ -186,7 +187,20 @@ struct SessionsCLITests {
     func delete() async throws {
         let directory = try Self.makeStore()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let run = try await Self.inviso(["sessions", "delete", Self.verifiedID, "--local", "--data", directory.path])
+        // Asked first: no answer (or "n") deletes nothing.
+        let unanswered = try await Self.inviso(["sessions", "delete", Self.verifiedID, "--local", "--data", directory.path])
+        #expect(unanswered.status != 0 && unanswered.transcript.contains("not deleted"), "\(unanswered.transcript)")
+        #expect(unanswered.transcript.contains("Delete session \(Self.verifiedID) (Alice)"))
+        let refused = try await Self.inviso(
+            ["sessions", "delete", Self.verifiedID, "--local", "--data", directory.path], input: "n\n")
+        #expect(refused.status != 0)
+        do {
+            let store = try InvisoStore(directory: directory, keySource: .passphrase(Self.passphrase))
+            defer { store.close() }
+            #expect(try store.session(id: Self.verifiedID) != nil)
+        }
+        let run = try await Self.inviso(
+            ["sessions", "delete", Self.verifiedID, "--local", "--data", directory.path], input: "y\n")
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.stdout == "deleted \(Self.verifiedID) (server: skipped)\n")
         let store = try InvisoStore(directory: directory, keySource: .passphrase(Self.passphrase))
@@ -196,7 +210,7 @@ struct SessionsCLITests {
         #expect(try store.pinnedIdentity(sessionID: Self.verifiedID) == nil)
         #expect(try store.secret(kind: .ratchet, sessionID: Self.verifiedID) == nil)
         #expect(try store.sessions().map(\.id) == [Self.pendingID])
-        let again = try await Self.inviso(["sessions", "delete", Self.verifiedID, "--data", directory.path, "--json"])
+        let again = try await Self.inviso(["sessions", "delete", Self.verifiedID, "--data", directory.path, "--json", "--yes"])
         #expect(again.status != 0 && again.json["error"] is String)
     }
 
@@ -215,6 +229,59 @@ struct SessionsCLITests {
         let none = try await Self.inviso(["verify", Self.pendingID, "--data", directory.path, "--json"])
         #expect(none.status != 0)
         #expect((none.json["error"] as? String)?.contains("no safety number") == true, "\(none.transcript)")
+    }
+
+    @Test("IDs match in either case; a prefix under 4 characters is refused with that reason")
+    func idsInEitherCase() async throws {
+        let directory = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let upper = try await Self.inviso(["verify", "5F0C1E", "--data", directory.path, "--json"])
+        #expect(upper.json["safety_number"] as? String == Self.safetyNumber, "\(upper.transcript)")
+        let whole = try await Self.inviso(["history", Self.verifiedID.uppercased(), "--data", directory.path, "--json"])
+        #expect(whole.json["session"] as? String == Self.verifiedID, "\(whole.transcript)")
+        let short = try await Self.inviso(["verify", "5f0", "--data", directory.path])
+        #expect(short.status != 0 && short.transcript.contains("at least 4 characters"), "\(short.transcript)")
+    }
+
+    @Test("history prints a session's kept messages, as text and JSON, and --last cuts it")
+    func history() async throws {
+        let directory = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let text = try await Self.inviso(["history", "5f0c", "--data", directory.path])
+        #expect(text.status == 0, "\(text.transcript)")
+        let lines = text.stdout.split(separator: "\n")
+        #expect(lines.count == 3 && lines[0].hasSuffix("  you: hello 0") && lines[2].hasSuffix("  you: hello 2"), "\(text.stdout)")
+        let json = try await Self.inviso(["history", "5f0c", "--data", directory.path, "--json", "--last", "1"])
+        let messages = try #require(json.json["messages"] as? [[String: Any]], "\(json.transcript)")
+        #expect(messages.count == 1 && messages[0]["text"] as? String == "hello 2" && messages[0]["direction"] as? String == "sent")
+        let none = try await Self.inviso(["history", Self.pendingID, "--data", directory.path])
+        #expect(none.status == 0 && none.stdout.contains("no messages kept"))
+    }
+
+    @Test("prune removes left sessions and old invites that never paired; resumable ones stay; resuming a left one says so")
+    func prune() async throws {
+        let directory = try Self.makeStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let leftID = "0b0b0b0b-2222-4e2b-8f00-000000000001"
+        let freshID = "0c0c0c0c-3333-4e2b-8f00-000000000002"
+        do {
+            let store = try InvisoStore(directory: directory, keySource: .passphrase(Self.passphrase))
+            defer { store.close() }
+            try store.saveSession(StoredSession(
+                id: leftID, createdAt: Date(), state: .closed, lifetime: .sevenDays, name: "left",
+                serverURL: "http://127.0.0.1:8080", protocolVersion: 2))
+            try store.saveSession(StoredSession(
+                id: freshID, createdAt: Date(), state: .pending, lifetime: .sevenDays, name: "waiting",
+                serverURL: "http://127.0.0.1:8080", protocolVersion: 2))
+        }
+        let resume = try await Self.inviso(["resume", "0b0b0b", "--data", directory.path])
+        #expect(resume.status != 0 && resume.transcript.contains("was left or ended: it cannot be resumed"), "\(resume.transcript)")
+        #expect(!resume.transcript.contains("store failed"))
+        let pruned = try await Self.inviso(["sessions", "prune", "--data", directory.path, "--json"])
+        #expect(Set(pruned.json["pruned"] as? [String] ?? []) == [leftID, Self.pendingID], "\(pruned.transcript)")
+        let store = try InvisoStore(directory: directory, keySource: .passphrase(Self.passphrase))
+        defer { store.close() }
+        #expect(Set(try store.sessions().map(\.id)) == [Self.verifiedID, freshID])
     }
 }
 

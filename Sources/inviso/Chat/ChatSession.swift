@@ -55,7 +55,11 @@ struct ChatSession {
     }
 
     /// Starts the session with `start` (invite or join), then runs it until it closes.
-    func run(display: QRDisplayOptions?, start: @Sendable (ChatClient) async throws -> Start) async throws {
+    /// `backlog` (the last stored messages of a resumed session) is shown before the input
+    /// line, in plain and interactive modes.
+    func run(
+        display: QRDisplayOptions?, backlog: [String] = [], start: @Sendable (ChatClient) async throws -> Start
+    ) async throws {
         let (inputs, continuation) = AsyncStream<ChatInput>.makeStream()
         let client = self.client
         let events = Task {
@@ -69,6 +73,7 @@ struct ChatSession {
         }
         var loop = ChatLoop(client: client, mode: mode, linger: linger, continuation: continuation)
         loop.ascii = display?.asciiOnly() ?? false
+        loop.backlog = backlog
         do {
             switch try await start(client) {
             case .invite(let invite): loop.showInvite(invite, display: display)
@@ -103,6 +108,8 @@ struct ChatLoop {
     private var proposed: MessageLifetime?
     /// Plain ASCII on screen (`--no-unicode`, `TERM=dumb`).
     var ascii = false
+    /// Lines shown once the chat starts (a resumed session's last messages).
+    var backlog: [String] = []
     // Interactive mode.
     private var terminal: RawTerminal?
     private var screen: ChatScreen?
@@ -240,6 +247,8 @@ struct ChatLoop {
         case .script:
             JSONLines.emitLine(ChatEventJSON.connected(security, path: path))
         case .plain:
+            for line in backlog { show(line) }
+            backlog = []
             write("* connected: \(security.version.rawValue), \(security.isVerified ? "verified" : "unverified"), \(path)\n")
         case .interactive:
             // Let the spinner erase its line before the screen takes over.
@@ -250,6 +259,8 @@ struct ChatLoop {
             write(screen.begin(input: editor))
             self.screen = screen
             StandardInputReader.keys(into: continuation)
+            for line in backlog { show(line) }
+            backlog = []
             show("* connected (\(security.version.rawValue)). /verify shows the safety number, /help the commands.")
         }
     }

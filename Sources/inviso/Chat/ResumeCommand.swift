@@ -23,22 +23,33 @@ struct ResumeCommand: AsyncParsableCommand {
     @OptionGroup var options: ChatOptions
     @OptionGroup var text: TextStyleOptions
 
+    /// Stored messages shown before the input line.
+    static let backlog = 10
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         // The session's own server, unless --server says otherwise.
         var options = self.options
         let stored: StoredSession
+        var backlog: [String] = []
         do {
             let store = try options.openStore(environment: environment)
             defer { store?.close() }
             guard let store else { throw CLIError("no store") }
             stored = try store.resolveSession(sessionID)
+            guard stored.state != .closed else {
+                throw CLIError(
+                    "session \(stored.id) was left or ended: it cannot be resumed (its keys are gone). "
+                        + "`inviso history \(stored.id.prefix(8))` shows what was kept; `inviso invite` starts a new chat.")
+            }
+            backlog = try store.messages(sessionID: stored.id, now: Date()).suffix(Self.backlog)
+                .map { StoredMessageText.line($0, peer: stored.peerDisplayName ?? "peer") }
         }
         if options.server == nil, !stored.serverURL.isEmpty { options.server = stored.serverURL }
         let configuration = try options.configuration(environment: environment)
         let session = try ChatSession(options: options, configuration: configuration, environment: environment)
         let id = stored.id
-        try await session.run(display: text.display) { client in
+        try await session.run(display: text.display, backlog: backlog) { client in
             try await client.resume(sessionID: id)
             return .joined
         }

@@ -21,6 +21,9 @@ struct SessionsDelete: AsyncParsableCommand {
     @Flag(help: "Delete the local copy only; do not contact the server.")
     var local = false
 
+    @Flag(name: [.short, .long], help: "Do not ask for confirmation.")
+    var yes = false
+
     @Argument(help: "The session's ID (or a unique prefix).")
     var id: String
 
@@ -35,11 +38,20 @@ struct SessionsDelete: AsyncParsableCommand {
             let store = try options.openExistingStore()
             defer { store.close() }
             let session = try store.resolveSession(id)
+            guard yes || Self.confirm(session) else { throw CLIError("not deleted (confirm with y, or pass --yes)") }
             try store.deleteSession(id: session.id)
             let server = local ? "skipped" : await Self.forget(session)
             return SessionCommandOutput(
                 text: "deleted \(session.id) (server: \(server))", json: Output(deleted: session.id, server: server))
         }
+    }
+
+    /// Asks on standard error and reads the answer from standard input (y or yes).
+    static func confirm(_ session: StoredSession) -> Bool {
+        let label = session.name.isEmpty ? "" : " (\(TerminalText.sanitized(session.name)))"
+        FileHandle.standardError.write(Data("Delete session \(session.id)\(label) with its messages and keys? [y/N] ".utf8))
+        guard let answer = readLine(strippingNewline: true) else { return false }
+        return ["y", "yes"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased())
     }
 
     /// Asks the session's server to delete its room and purge its device ID.
