@@ -25,6 +25,17 @@ struct FirstHourCLITests {
         #expect(output.contains("0.19.0"), "\(output)")
     }
 
+    /// What `scripts/man.sh` (the generate-manual plugin) reads: every command, described.
+    @Test func theManualSourceDescribesEveryCommand() async throws {
+        let process = try ChildProcess(try NoiseInteropTests.invisoBinary(), ["--experimental-dump-help"])
+        #expect(await process.waitForExit(timeout: 30) == 0)
+        let stdout = String(decoding: process.standardOutput, as: UTF8.self)
+        let dump = try #require(try JSONSerialization.jsonObject(with: Data(stdout.utf8)) as? [String: Any])
+        let command = try #require(dump["command"] as? [String: Any])
+        let names = Set((command["subcommands"] as? [[String: Any]] ?? []).compactMap { $0["commandName"] as? String })
+        #expect(names.isSuperset(of: ["invite", "join", "resume", "history", "sessions", "nearby", "serve"]), "\(names)")
+    }
+
     @Test(arguments: ["invite", "join", "resume"])
     func helpSaysEachDefaultOnceAndOffersWhatTheCommandTakes(_ command: String) async throws {
         let (status, help) = try await Self.run([command, "--help"])
