@@ -125,7 +125,7 @@ struct ChatCLITests {
         #expect(sessions.count == 1 && sessions.first?["name"] as? String == "bob")
         // Deleting it locally also has the server purge its device.
         let id = try #require(sessions.first?["id"] as? String)
-        let delete = try ChildProcess(binary, ["sessions", "delete", id, "--json", "--data", aliceData])
+        let delete = try ChildProcess(binary, ["sessions", "delete", id, "--json", "--yes", "--data", aliceData])
         #expect(await delete.waitForExit(timeout: 60) == 0, "\(delete.transcript)")
         #expect(
             delete.events.first?["server"] as? String == "purged",
@@ -224,6 +224,78 @@ struct ChatCLITests {
             #expect(await process.waitForExit(timeout: 60) == 1, "\(process.transcript)")
             #expect(process.events.last?["reason"] as? String == "pairingFailed", "\(process.transcript)")
         }
+    }
+
+    /// Waits until `process` printed a line containing `text` (plain mode); returns whether it did.
+    static func waitForLine(_ process: ChildProcess, containing text: String, timeout: TimeInterval = 60) async -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            if String(decoding: process.standardOutput, as: UTF8.self).contains(text) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return false
+    }
+
+    @Test("plain mode: // sends a slash, a leading space is text, lifetimes read as sentences, /leave asks once, reasons are sentences")
+    func plainModeReadsLikeSentences() async throws {
+        let (binary, root, server, url) = try await Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let alice = try ChildProcess(binary, ["invite", "--server", url, "--data", root.appendingPathComponent("alice").path])
+        defer { alice.kill() }
+        #expect(await Self.waitForLine(alice, containing: "Your peer runs: inviso join "), "\(alice.transcript)")
+        let printed = String(decoding: alice.standardOutput, as: UTF8.self)
+        let invite = try #require(printed.split(separator: "\n").first { $0.hasPrefix("Invite: ") }?.dropFirst("Invite: ".count))
+        let bob = try ChildProcess(binary, ["join", String(invite), "--server", url, "--data", root.appendingPathComponent("bob").path])
+        defer { bob.kill() }
+        for process in [alice, bob] { #expect(await Self.waitForLine(process, containing: "* connected"), "\(process.transcript)") }
+
+        bob.write("//slash at the start\n")
+        bob.write(" /help is text here\n")
+        #expect(await Self.waitForLine(alice, containing: "peer: /slash at the start"), "\(alice.transcript)")
+        #expect(await Self.waitForLine(alice, containing: "peer:  /help is text here"), "\(alice.transcript)")
+
+        bob.write("/lifetime ephemeral\n")
+        #expect(await Self.waitForLine(bob, containing: "* proposed that messages are not kept"), "\(bob.transcript)")
+        #expect(await Self.waitForLine(alice, containing: "* your peer proposes that messages are not kept: /accept or /reject"))
+        alice.write("/reject\n")
+        #expect(await Self.waitForLine(bob, containing: "* your peer rejected the proposed lifetime"), "\(bob.transcript)")
+
+        bob.write("/leave\n")
+        #expect(await Self.waitForLine(bob, containing: "/leave again to end this chat for good"), "\(bob.transcript)")
+        bob.write("/leave\n")
+        #expect(await Self.waitForLine(bob, containing: "* you left the chat"), "\(bob.transcript)")
+        #expect(await Self.waitForLine(alice, containing: "* your peer left the chat"), "\(alice.transcript)")
+        #expect(await bob.waitForExit(timeout: 30) == 0, "\(bob.transcript)")
+        #expect(await alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
+        for process in [alice, bob] {
+            let output = String(decoding: process.standardOutput, as: UTF8.self)
+            #expect(!output.contains("[lifetime change]") && !output.contains("closed: ") && !output.contains("after ephemeral"), "\(output)")
+        }
+    }
+
+    @Test("Ctrl-C (SIGINT) detaches: the chat is kept, the closing line says how to resume, and resume works")
+    func interruptDetaches() async throws {
+        let (binary, root, server, url) = try await Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let (alice, invite) = try await Self.invite(binary, url, ["--ephemeral"])
+        defer { alice.kill() }
+        let bobData = root.appendingPathComponent("bob").path
+        let bob = try ChildProcess(binary, ["join", try #require(invite["invite"] as? String), "--server", url, "--data", bobData])
+        defer { bob.kill() }
+        #expect(await Self.waitForLine(bob, containing: "* connected"), "\(bob.transcript)")
+        _ = try #require(await alice.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(alice.transcript)")
+        bob.signal(SIGINT)
+        #expect(await Self.waitForLine(bob, containing: "* detached; the chat is kept: continue it with inviso resume "), "\(bob.transcript)")
+        #expect(await bob.waitForExit(timeout: 30) == 0, "\(bob.transcript)")
+        // Alice still waits: bob did not leave. He comes back and says hello.
+        let resumed = try ChildProcess(binary, ["resume", "--json", "--data", bobData] + [
+            try #require(String(decoding: bob.standardOutput, as: UTF8.self).components(separatedBy: "inviso resume ").last?
+                .trimmingCharacters(in: .whitespacesAndNewlines)),
+        ])
+        defer { resumed.kill() }
+        _ = try #require(await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(resumed.transcript)")
+        resumed.write("back again\n")
+        #expect(await Self.waitForTexts(alice, count: 1) == ["back again"], "\(alice.transcript)")
     }
 }
 

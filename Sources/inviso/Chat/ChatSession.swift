@@ -32,9 +32,12 @@ struct ChatSession {
     let client: ChatClient
     let mode: Mode
     let linger: Duration
+    /// Whether the session is kept in a store (it is not `--ephemeral`).
+    let persistent: Bool
 
     init(options: ChatOptions, configuration: ChatClient.Configuration, environment: [String: String]) throws {
         let store = try options.openStore(environment: environment)
+        persistent = store != nil
         if options.json {
             mode = .script
         } else if RawTerminal.isTerminal(STDIN_FILENO) && RawTerminal.isTerminal(STDOUT_FILENO) {
@@ -74,6 +77,7 @@ struct ChatSession {
         var loop = ChatLoop(client: client, mode: mode, linger: linger, continuation: continuation)
         loop.ascii = display?.asciiOnly() ?? false
         loop.backlog = backlog
+        loop.persistent = persistent
         do {
             switch try await start(client) {
             case .invite(let invite): loop.showInvite(invite, display: display)
@@ -106,10 +110,14 @@ struct ChatLoop {
     private var spinner: Task<Void, Never>?
     private var exitCode: Int32 = 0
     private var proposed: MessageLifetime?
+    /// `/leave` was typed once (the second one leaves).
+    private var leaveAsked = false
     /// Plain ASCII on screen (`--no-unicode`, `TERM=dumb`).
     var ascii = false
     /// Lines shown once the chat starts (a resumed session's last messages).
     var backlog: [String] = []
+    /// Whether the session is stored (not `--ephemeral`), so Ctrl-C can detach.
+    var persistent = true
     // Interactive mode.
     private var terminal: RawTerminal?
     private var screen: ChatScreen?
@@ -167,7 +175,8 @@ struct ChatLoop {
                     switch edit {
                     case .edited: if let screen { write(screen.edited(editor)) }
                     case .submitted(let line): await submit(line)
-                    case .interrupted, .endOfInput: await leave()
+                    case .interrupted: await detach()
+                    case .endOfInput: await leave()
                     }
                 }
             case .inputEnded:
@@ -180,7 +189,7 @@ struct ChatLoop {
                 }
             case .interrupted:
                 if leaving { return finish() }
-                await leave()
+                await detach()
             case .tick:
                 await leaveIfDone()
             }
@@ -207,7 +216,14 @@ struct ChatLoop {
             if mode == .script {
                 JSONLines.emitLine(ChatEventJSON.message(id: id, payload: payload))
             } else {
-                show("peer: " + Self.describe(payload))
+                switch payload {
+                case .lifetimeProposal, .lifetimeAccept:
+                    break  // told by the lifetime events
+                case .lifetimeReject:
+                    show("* your peer rejected the proposed lifetime; it stays as it was")
+                default:
+                    show("peer: " + Self.describe(payload))
+                }
             }
         case .delivered(let id):
             if mode == .script { JSONLines.emitLine(ChatEventJSON.delivered(id: id)) }
@@ -217,13 +233,13 @@ struct ChatLoop {
             if mode == .script {
                 JSONLines.emitLine(ChatEventJSON.lifetimeProposed(lifetime.rawValue))
             } else {
-                show("* your peer proposes that messages disappear after \(lifetime.rawValue): /accept or /reject")
+                show("* your peer proposes that messages \(Self.describe(lifetime)): /accept or /reject")
             }
         case .lifetime(let lifetime):
             if mode == .script {
                 JSONLines.emitLine(ChatEventJSON.lifetime(lifetime.rawValue))
             } else {
-                show("* messages now disappear after \(lifetime.rawValue)")
+                show("* messages now \(Self.describe(lifetime))")
             }
         case .warning(let warning):
             if mode == .script { JSONLines.emitLine(ChatEventJSON.warning(warning)) } else { show("* warning: \(warning)") }
@@ -231,8 +247,12 @@ struct ChatLoop {
             exitCode = 1
             if mode == .script { JSONLines.emitError(error) } else { show("* error: \(error)") }
         case .closed(let reason):
-            if reason != .left && reason != .peerLeft { exitCode = 1 }
-            if mode == .script { JSONLines.emitLine(ChatEventJSON.closed(reason)) } else { show("* closed: \(reason)") }
+            if reason != .left && reason != .peerLeft && reason != .suspended { exitCode = 1 }
+            if mode == .script {
+                JSONLines.emitLine(ChatEventJSON.closed(reason))
+            } else {
+                show("* " + Self.describe(reason, sessionID: await client.sessionID))
+            }
             return true
         case .state, .transportCandidates:
             break
@@ -270,13 +290,16 @@ struct ChatLoop {
     private mutating func submit(_ line: String) async {
         let trimmed = line.trimmingSpaces()
         guard !trimmed.isEmpty else { return }
-        if mode != .script, trimmed.hasPrefix("/") {
+        // A command starts the line with one slash; `//` sends a line that starts with `/`,
+        // and a line with a space before its slash is text.
+        if mode != .script, line.hasPrefix("/"), !line.hasPrefix("//") {
             await command(trimmed)
             return
         }
+        let text = mode != .script && line.hasPrefix("//") ? String(line.dropFirst()) : line
         do {
-            let id = try await client.send(text: line)
-            if mode == .script { JSONLines.emitLine(ChatEventJSON.sent(id: id)) } else if mode == .interactive { show("you: " + line) }
+            let id = try await client.send(text: text)
+            if mode == .script { JSONLines.emitLine(ChatEventJSON.sent(id: id)) } else if mode == .interactive { show("you: " + text) }
         } catch {
             if mode == .script { JSONLines.emitError(error) } else { show("* not sent: \(error)") }
         }
@@ -309,7 +332,7 @@ struct ChatLoop {
                     return
                 }
                 try await client.proposeLifetime(lifetime)
-                show("* proposed: messages disappear after \(lifetime.rawValue)")
+                show("* proposed that messages \(Self.describe(lifetime)); your peer accepts or rejects")
             case "/accept":
                 guard let proposed else {
                     show("* nothing to accept")
@@ -325,9 +348,15 @@ struct ChatLoop {
                 try await client.rejectLifetime()
                 proposed = nil
             case "/leave", "/quit":
+                // Leaving wipes the keys for good: asked twice. Ctrl-C detaches instead.
+                guard leaveAsked else {
+                    leaveAsked = true
+                    show("* /leave again to end this chat for good (its keys are wiped); Ctrl-C detaches and keeps it")
+                    return
+                }
                 await leave()
             case "/help":
-                show("* /verify  /rename NAME  /lifetime 1h|6h|1d|7d|30d|ephemeral  /accept  /reject  /leave")
+                show("* /verify  /rename NAME  /lifetime 1h|6h|1d|7d|30d|ephemeral  /accept  /reject  /leave (for good)  //text sends /text  Ctrl-C detaches")
             default:
                 show("* unknown command \(TerminalText.sanitized(parts[0])) (try /help)")
             }
@@ -362,6 +391,17 @@ struct ChatLoop {
             exitCode = 1
             await leave()
         }
+    }
+
+    /// Ctrl-C: stops without leaving, so the session stays stored and resumable (as after
+    /// a crash); the closing line says how to resume. An ephemeral session keeps nothing,
+    /// and one not yet connected has nothing to resume: those leave.
+    private mutating func detach() async {
+        guard !leaving else { return }
+        guard connected, persistent else { return await leave() }
+        leaving = true
+        ticker?.cancel()
+        await client.suspend()
     }
 
     private mutating func leave() async {
@@ -406,6 +446,25 @@ struct ChatLoop {
 
     private func write(_ text: String) {
         StandardStreamOutput.standardOutput.write(text)
+    }
+
+    /// What a lifetime means, after "messages": "are not kept" or "disappear after 7d".
+    static func describe(_ lifetime: MessageLifetime) -> String {
+        lifetime == .ephemeral ? "are not kept" : "disappear after \(lifetime.rawValue)"
+    }
+
+    /// Why a chat closed, in a sentence with what to do next.
+    static func describe(_ reason: ChatCloseReason, sessionID: String?) -> String {
+        let resume = sessionID.map { "inviso resume \($0.prefix(8))" } ?? "inviso resume ID"
+        return switch reason {
+        case .left: "you left the chat; its keys are wiped"
+        case .peerLeft: "your peer left the chat"
+        case .pairingFailed:
+            "pairing failed: the invite's words did not match, or someone interfered. Ask your peer for a new invite."
+        case .expired: "the invite expired or was already used; ask for a new one (inviso invite makes one)"
+        case .connectionLost: "the server could not be reached for too long; the chat is kept: continue it with \(resume)"
+        case .suspended: "detached; the chat is kept: continue it with \(resume)"
+        }
     }
 
     static func describe(_ payload: ChatPayload) -> String {
