@@ -6,7 +6,8 @@
 #   scripts/man.sh            # then: man -l .build/man/inviso.1
 #   scripts/man.sh --single   # one page with every command in it
 #
-# The plugin builds the package (debug) and runs `inviso --experimental-dump-help`.
+# The plugin builds the package (release; a few minutes from clean) and runs
+# `inviso --experimental-dump-help` (FirstHourCLITests checks what that prints).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pages=(--multi-page)
