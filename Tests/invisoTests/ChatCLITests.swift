@@ -73,7 +73,11 @@ struct ChatCLITests {
         let inviteText = try #require(invite["invite"] as? String)
         let code = try #require(invite["code"] as? String)
         #expect(inviteText.hasPrefix(code + "-") && inviteText.split(separator: "-").count == 4)
-        #expect(invite["link"] as? String == "inviso://join/\(code)#" + inviteText.split(separator: "-").dropFirst().joined(separator: "-"))
+        // The test server is not the default one: the link names it, so a peer who only
+        // has the link reaches the same server.
+        let encodedServer = try #require(url.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))))
+        #expect(invite["link"] as? String
+            == "inviso://join/\(code)?server=\(encodedServer)#" + inviteText.split(separator: "-").dropFirst().joined(separator: "-"))
 
         let bob = try ChildProcess(binary, ["join", inviteText, "--json", "--server", url, "--data", bobData])
         defer { bob.kill() }
@@ -139,8 +143,9 @@ struct ChatCLITests {
         let aliceData = root.appendingPathComponent("alice").path
         let (alice, invite) = try await Self.invite(binary, url, ["--data", aliceData])
         defer { alice.kill() }
-        let inviteText = try #require(invite["invite"] as? String)
-        let bob = try ChildProcess(binary, ["join", inviteText, "--json", "--server", url, "--ephemeral"])
+        // Bob has only the link: it names the server (no --server given).
+        let link = try #require(invite["link"] as? String)
+        let bob = try ChildProcess(binary, ["join", link, "--json", "--ephemeral"])
         defer { bob.kill() }
         for process in [alice, bob] {
             _ = try #require(
@@ -243,6 +248,7 @@ struct ChatCLITests {
         let alice = try ChildProcess(binary, ["invite", "--server", url, "--data", root.appendingPathComponent("alice").path])
         defer { alice.kill() }
         #expect(await Self.waitForLine(alice, containing: "Your peer runs: inviso join "), "\(alice.transcript)")
+        #expect(await Self.waitForLine(alice, containing: " --server \(url)\n"), "\(alice.transcript)")
         let printed = String(decoding: alice.standardOutput, as: UTF8.self)
         let invite = try #require(printed.split(separator: "\n").first { $0.hasPrefix("Invite: ") }?.dropFirst("Invite: ".count))
         let bob = try ChildProcess(binary, ["join", String(invite), "--server", url, "--data", root.appendingPathComponent("bob").path])

@@ -2,10 +2,11 @@ import InvisoKit
 
 /// The JSON lines of `inviso invite --json` / `inviso join --json` (docs/cli.md).
 enum ChatEventJSON {
-    static func invite(_ invite: Invite) -> String {
+    /// The invite, with its `link` (which names the server when it is not the default).
+    static func invite(_ invite: Invite, link: String) -> String {
         JSONLines.object([
             "event": .string("invite"), "code": .string(invite.joinCode), "invite": .string(invite.text),
-            "link": .string(invite.link),
+            "link": .string(link),
         ])
     }
 

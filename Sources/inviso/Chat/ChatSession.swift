@@ -34,6 +34,8 @@ struct ChatSession {
     let linger: Duration
     /// Whether the session is kept in a store (it is not `--ephemeral`).
     let persistent: Bool
+    /// The server, when a peer must be told it (not the default).
+    let sharedServer: String?
 
     init(options: ChatOptions, configuration: ChatClient.Configuration, environment: [String: String]) throws {
         let store = try options.openStore(environment: environment)
@@ -54,6 +56,7 @@ struct ChatSession {
             logger.logLevel = mode == .interactive ? .critical : .warning
         }
         client = ChatClient(configuration: configuration, store: store, logger: logger)
+        sharedServer = ServerAddress.toShare(configuration.server)
         linger = .seconds(options.linger)
     }
 
@@ -80,7 +83,7 @@ struct ChatSession {
         loop.persistent = persistent
         do {
             switch try await start(client) {
-            case .invite(let invite): loop.showInvite(invite, display: display)
+            case .invite(let invite): loop.showInvite(invite, display: display, server: sharedServer)
             case .joined: break
             }
         } catch {
@@ -132,16 +135,19 @@ struct ChatLoop {
 
     // MARK: - Before the loop
 
-    mutating func showInvite(_ invite: Invite, display: QRDisplayOptions?) {
+    /// Shows the invite; `server` (when not the default) goes into the link and the hint,
+    /// so the peer's `inviso join` finds the same server.
+    mutating func showInvite(_ invite: Invite, display: QRDisplayOptions?, server: String?) {
+        let link = ServerAddress.link(invite.link, server: server)
         switch mode {
         case .script:
-            JSONLines.emitLine(ChatEventJSON.invite(invite))
+            JSONLines.emitLine(ChatEventJSON.invite(invite, link: link))
         case .interactive, .plain:
-            var text = "Invite: \(invite.text)\nLink:   \(invite.link)\n"
-            if mode == .interactive, let display, let code = try? QRCode.encode(text: invite.link) {
+            var text = "Invite: \(invite.text)\nLink:   \(link)\n"
+            if mode == .interactive, let display, let code = try? QRCode.encode(text: link) {
                 text += display.renderer().render(code)
             }
-            text += "Your peer runs: inviso join \(invite.text)\n"
+            text += "Your peer runs: inviso join \(invite.text)\(server.map { " --server \($0)" } ?? "")\n"
             write(text)
             if mode == .interactive {
                 let output = StandardStreamOutput.standardOutput

@@ -23,10 +23,12 @@ struct JoinCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let options = self.options.named(naming)
+        var options = self.options.named(naming)
+        // A link may name its server (`?server=`); --server still wins.
+        let (invite, linkServer) = ServerAddress.splitLink(self.invite)
+        if options.server == nil, let linkServer { options.server = linkServer }
         let configuration = try options.configuration(environment: environment)
         let session = try ChatSession(options: options, configuration: configuration, environment: environment)
-        let invite = self.invite
         try await session.run(display: text.display) { client in
             try await client.join(invite)
             return .joined

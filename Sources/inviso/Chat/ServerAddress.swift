@@ -8,6 +8,36 @@ import InvisoKit
 enum ServerAddress {
     static let fallback = "http://127.0.0.1:8080"
 
+    /// `server`, unless it is the default a peer gets without saying anything (a peer does
+    /// not share our `INVISO_SERVER`): what an invite's hint and link must carry.
+    static func toShare(_ server: ServerEndpoint) -> String? {
+        server.description == (try? parse(fallback))?.description ? nil : server.description
+    }
+
+    /// An `inviso://join/CODE#words` link with the server in its query
+    /// (`inviso://join/CODE?server=URL#words`) when it is not the default.
+    static func link(_ link: String, server: String?) -> String {
+        guard let server, let hash = link.firstIndex(of: "#") else { return link }
+        let encoded = server.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? server
+        return String(link[..<hash]) + "?server=" + encoded + String(link[hash...])
+    }
+
+    /// Splits a link's `?server=URL` off: the link as `Invite.parse` reads it, and the
+    /// server it names (nil when it names none, or for any other text).
+    static func splitLink(_ text: String) -> (invite: String, server: String?) {
+        let trimmed = text.trimmingSpaces()
+        guard trimmed.lowercased().hasPrefix(Invite.linkPrefix), let question = trimmed.firstIndex(of: "?") else {
+            return (text, nil)
+        }
+        let hash = trimmed[question...].firstIndex(of: "#") ?? trimmed.endIndex
+        let query = trimmed[trimmed.index(after: question)..<hash]
+        var server: String?
+        for pair in query.split(separator: "&") where pair.hasPrefix("server=") {
+            server = String(pair.dropFirst("server=".count)).removingPercentEncoding
+        }
+        return (String(trimmed[..<question]) + String(trimmed[hash...]), server)
+    }
+
     /// The server to use: the flag, else `INVISO_SERVER`, else ``fallback``.
     static func resolve(flag: String?, environment: [String: String]) throws(CLIError) -> ServerEndpoint {
         let text = flag ?? environment["INVISO_SERVER"].flatMap { $0.isEmpty ? nil : $0 } ?? fallback
