@@ -279,6 +279,26 @@ struct ChatCLITests {
         }
     }
 
+    @Test("v1 in plain mode: told plainly it is unverified; /verified after comparing marks it verified in the store")
+    func v1CanBeMarkedVerified() async throws {
+        let (binary, root, server, url) = try await Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let (alice, invite) = try await Self.invite(binary, url, ["--ephemeral"])
+        defer { alice.kill() }
+        let bobData = root.appendingPathComponent("bob").path
+        let bob = try ChildProcess(binary, ["join", try #require(invite["code"] as? String), "--server", url, "--data", bobData])
+        defer { bob.kill() }
+        #expect(await Self.waitForLine(bob, containing: "* this chat is encrypted but not verified"), "\(bob.transcript)")
+        bob.write("/verify\n")
+        #expect(await Self.waitForLine(bob, containing: "over another channel, then /verified"), "\(bob.transcript)")
+        bob.write("/verified\n")
+        #expect(await Self.waitForLine(bob, containing: "* marked verified"), "\(bob.transcript)")
+        let list = try ChildProcess(binary, ["sessions", "--json", "--data", bobData])
+        #expect(await list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
+        let sessions = try #require(list.events.first?["sessions"] as? [[String: Any]], "\(list.transcript)")
+        #expect(sessions.first?["verified"] as? Bool == true && sessions.first?["protocol"] as? String == "v1", "\(sessions)")
+    }
+
     @Test("Ctrl-C (SIGINT) detaches: the chat is kept, the closing line says how to resume, and resume works")
     func interruptDetaches() async throws {
         let (binary, root, server, url) = try await Self.setUp()

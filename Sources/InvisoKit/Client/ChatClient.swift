@@ -453,6 +453,27 @@ public actor ChatClient {
         await perform(try step { machine throws(ChatError) in try machine.sendTransportCandidates(candidates) })
     }
 
+    /// The user compared the safety number with the peer's, out of band: the peer's pinned
+    /// identity is marked verified in the store (a v1 session can be verified no other
+    /// way; `inviso sessions` then shows it verified). Nothing is stored for an ephemeral
+    /// session.
+    ///
+    /// - Throws: ``ChatError/wrongState`` before the secure channel is up,
+    ///   ``ChatError/storage`` when the store fails.
+    public func markVerified() async throws(ChatError) {
+        guard let security = machine?.security else { throw .wrongState }
+        guard let store, let sessionID else { return }
+        await pinning?.value  // the pin with the digits is written first
+        do {
+            var pin = try store.pinnedIdentity(sessionID: sessionID) ?? PinnedIdentity(publicKey: Data(), isVerified: true)
+            pin.isVerified = true
+            pin.safetyNumber = security.safetyNumber
+            try store.savePinnedIdentity(pin, sessionID: sessionID)
+        } catch {
+            throw ChatError(.storage, error.description)
+        }
+    }
+
     /// Leaves for good: `leave_room` (the peer sees ``ChatCloseReason/peerLeft``), the
     /// room deleted and this device ID purged on the server (best effort), the session's
     /// keys wiped in the store, ``ChatEvent/closed(_:)`` with ``ChatCloseReason/left``.

@@ -115,6 +115,8 @@ struct ChatLoop {
     private var proposed: MessageLifetime?
     /// `/leave` was typed once (the second one leaves).
     private var leaveAsked = false
+    /// The user marked the peer verified (`/verified`) after comparing safety numbers.
+    private var userVerified = false
     /// Plain ASCII on screen (`--no-unicode`, `TERM=dumb`).
     var ascii = false
     /// Lines shown once the chat starts (a resumed session's last messages).
@@ -276,6 +278,9 @@ struct ChatLoop {
             for line in backlog { show(line) }
             backlog = []
             write("* connected: \(security.version.rawValue), \(security.isVerified ? "verified" : "unverified"), \(path)\n")
+            if !security.isVerified {
+                show("* this chat is encrypted but not verified (a bare six-digit code, v1): compare the safety number (/verify) with your peer, then /verified")
+            }
         case .interactive:
             // Let the spinner erase its line before the screen takes over.
             usleep(20_000)
@@ -288,6 +293,9 @@ struct ChatLoop {
             for line in backlog { show(line) }
             backlog = []
             show("* connected (\(security.version.rawValue)). /verify shows the safety number, /help the commands.")
+            if !security.isVerified {
+                show("* this chat is encrypted but not verified (a bare six-digit code, v1): compare the safety number (/verify) with your peer, then /verified")
+            }
         }
     }
 
@@ -324,7 +332,18 @@ struct ChatLoop {
                 show("* safety number: \(SafetyNumberText.grouped(security.safetyNumber))")
                 show(security.isVerified
                     ? "* verified: the invite's secret words authenticated your peer; compare the numbers to rule out a leaked invite"
-                    : "* unverified (v1): compare these digits with your peer over another channel")
+                    : "* unverified (v1): compare these digits with your peer over another channel, then /verified")
+            case "/verified":
+                guard let security = await client.security else {
+                    show("* not connected yet")
+                    return
+                }
+                try await client.markVerified()
+                userVerified = true
+                updateStatus()
+                show(security.isVerified
+                    ? "* already verified by the invite's words; your comparison is noted"
+                    : "* marked verified: you compared the safety number with your peer's")
             case "/rename":
                 guard !argument.isEmpty else {
                     show("* usage: /rename NAME")
@@ -362,7 +381,7 @@ struct ChatLoop {
                 }
                 await leave()
             case "/help":
-                show("* /verify  /rename NAME  /lifetime 1h|6h|1d|7d|30d|ephemeral  /accept  /reject  /leave (for good)  //text sends /text  Ctrl-C detaches")
+                show("* /verify  /verified  /rename NAME  /lifetime 1h|6h|1d|7d|30d|ephemeral  /accept  /reject  /leave (for good)  //text sends /text  Ctrl-C detaches")
             default:
                 show("* unknown command \(TerminalText.sanitized(parts[0])) (try /help)")
             }
@@ -434,7 +453,7 @@ struct ChatLoop {
     private mutating func updateStatus() {
         guard var screen, let security, let path else { return }
         let status = ChatStatusLine(
-            state: .secure(verified: security.isVerified, path: path == .direct ? .direct : .relay), ascii: ascii)
+            state: .secure(verified: security.isVerified || userVerified, path: path == .direct ? .direct : .relay), ascii: ascii)
         write(screen.setStatus(status.text, input: editor))
         self.screen = screen
     }
