@@ -291,6 +291,8 @@ struct ChatCLITests {
         #expect(await Self.waitForLine(bob, containing: "* this chat is encrypted but not verified"), "\(bob.transcript)")
         bob.write("/verify\n")
         #expect(await Self.waitForLine(bob, containing: "over another channel, then /verified"), "\(bob.transcript)")
+        // The number's rows are lines of their own, not joined by replacement characters.
+        #expect(!String(decoding: bob.standardOutput, as: UTF8.self).contains("\u{FFFD}"), "\(bob.transcript)")
         bob.write("/verified\n")
         #expect(await Self.waitForLine(bob, containing: "* marked verified"), "\(bob.transcript)")
         let list = try ChildProcess(binary, ["sessions", "--json", "--data", bobData])

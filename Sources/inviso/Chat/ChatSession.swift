@@ -459,14 +459,20 @@ struct ChatLoop {
     }
 
     /// A line for people: on the chat screen, or on standard output.
+    /// Each `\n` of `line` starts a new line (the safety number's rows); every other
+    /// control character is shown as U+FFFD.
     private func show(_ line: String) {
         switch mode {
         case .script: break
         case .interactive:
-            if let screen { write(screen.message(line, input: editor)) } else { write(TerminalText.clean(line) + "\n") }
+            if let screen { write(screen.message(line, input: editor)) } else { write(Self.cleanLines(line)) }
         case .plain:
-            write(TerminalText.clean(line) + "\n")
+            write(Self.cleanLines(line))
         }
+    }
+
+    private static func cleanLines(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.clean(String($0)) + "\n" }.joined()
     }
 
     private func write(_ text: String) {
