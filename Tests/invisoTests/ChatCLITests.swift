@@ -301,6 +301,42 @@ struct ChatCLITests {
         #expect(sessions.first?["verified"] as? Bool == true && sessions.first?["protocol"] as? String == "v1", "\(sessions)")
     }
 
+    @Test("--json: commands as JSON objects, every event with the session id, errors as JSON")
+    func jsonCommands() async throws {
+        let (binary, root, server, url) = try await Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let (alice, invite) = try await Self.invite(binary, url, ["--ephemeral"])
+        defer { alice.kill() }
+        let aliceSession = try #require(invite["session"] as? String, "\(invite)")
+        let bob = try ChildProcess(binary, ["join", try #require(invite["invite"] as? String), "--json", "--ephemeral", "--server", url])
+        defer { bob.kill() }
+        for process in [alice, bob] {
+            _ = try #require(await process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
+        }
+        alice.write(#"{"command":"verify"}"# + "\n")
+        bob.write(#"{"command":"verify"}"# + "\n")
+        let aliceNumber = try #require(await alice.waitForEvent(timeout: 30) { $0["event"] as? String == "safety_number" })
+        let bobNumber = try #require(await bob.waitForEvent(timeout: 30) { $0["event"] as? String == "safety_number" })
+        #expect((aliceNumber["digits"] as? String)?.count == 60 && aliceNumber["digits"] as? String == bobNumber["digits"] as? String)
+        bob.write(#"{"command":"lifetime","lifetime":"7d"}"# + "\n")
+        #expect(await bob.waitForEvent(timeout: 30) { $0["event"] as? String == "lifetime_sent" } != nil, "\(bob.transcript)")
+        #expect(await alice.waitForEvent(timeout: 30) { $0["event"] as? String == "lifetime_proposed" } != nil, "\(alice.transcript)")
+        alice.write(#"{"command":"reject"}"# + "\n")
+        #expect(await bob.waitForEvent(timeout: 30) { $0["event"] as? String == "lifetime_rejected" } != nil, "\(bob.transcript)")
+        bob.write(#"{"command":"teleport"}"# + "\n")
+        let error = try #require(await bob.waitForEvent(timeout: 30) { $0["event"] as? String == "error" }, "\(bob.transcript)")
+        #expect((error["error"] as? String)?.contains("unknown command teleport") == true)
+        bob.write(#"{"text":"{\"command\":\"verify\"} is just text"}"# + "\n")
+        #expect(await Self.waitForTexts(alice, count: 1) == [#"{"command":"verify"} is just text"#], "\(alice.transcript)")
+        bob.write(#"{"command":"leave"}"# + "\n")
+        #expect(await bob.waitForExit(timeout: 30) == 0, "\(bob.transcript)")
+        // Every event carries its session id: the same one on alice's side throughout.
+        let bobSession = try #require(bob.events.first { $0["event"] as? String == "connected" }?["session"] as? String)
+        for event in bob.events { #expect(event["session"] as? String == bobSession, "\(event)") }
+        for event in alice.events { #expect(event["session"] as? String == aliceSession, "\(event)") }
+        #expect(!alice.events.contains { $0["kind"] as? String == "lifetime" })
+    }
+
     @Test("Ctrl-C (SIGINT) detaches: the chat is kept, the closing line says how to resume, and resume works")
     func interruptDetaches() async throws {
         let (binary, root, server, url) = try await Self.setUp()

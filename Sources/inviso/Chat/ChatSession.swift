@@ -82,7 +82,9 @@ struct ChatSession {
         loop.backlog = backlog
         loop.persistent = persistent
         do {
-            switch try await start(client) {
+            let started = try await start(client)
+            loop.sessionID = await client.sessionID
+            switch started {
             case .invite(let invite): loop.showInvite(invite, display: display, server: sharedServer)
             case .joined: break
             }
@@ -123,6 +125,8 @@ struct ChatLoop {
     var backlog: [String] = []
     /// Whether the session is stored (not `--ephemeral`), so Ctrl-C can detach.
     var persistent = true
+    /// The session's id, once it has one: every JSON event carries it.
+    var sessionID: String?
     // Interactive mode.
     private var terminal: RawTerminal?
     private var screen: ChatScreen?
@@ -143,7 +147,7 @@ struct ChatLoop {
         let link = ServerAddress.link(invite.link, server: server)
         switch mode {
         case .script:
-            JSONLines.emitLine(ChatEventJSON.invite(invite, link: link))
+            emit(ChatEventJSON.invite(invite, link: link))
         case .interactive, .plain:
             var text = "Invite: \(invite.text)\nLink:   \(link)\n"
             if mode == .interactive, let display, let code = try? QRCode.encode(text: link) {
@@ -161,7 +165,7 @@ struct ChatLoop {
 
     func fail(_ error: any Error) {
         switch mode {
-        case .script: JSONLines.emitError(error)
+        case .script: emitError(error)
         case .interactive, .plain: FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
         }
     }
@@ -216,13 +220,17 @@ struct ChatLoop {
                 connected = true
                 becameConnected(security, path: path)
             } else if mode == .script {
-                JSONLines.emitLine(ChatEventJSON.path(path))
+                emit(ChatEventJSON.path(path))
             }
             updateStatus()
             await leaveIfDone()
         case .message(let id, let payload):
             if mode == .script {
-                JSONLines.emitLine(ChatEventJSON.message(id: id, payload: payload))
+                switch payload {
+                case .lifetimeProposal, .lifetimeAccept: break  // the lifetime events tell these
+                case .lifetimeReject: emit(JSONLines.object(["event": .string("lifetime_rejected")]))
+                default: emit(ChatEventJSON.message(id: id, payload: payload))
+                }
             } else {
                 switch payload {
                 case .lifetimeProposal, .lifetimeAccept:
@@ -234,30 +242,30 @@ struct ChatLoop {
                 }
             }
         case .delivered(let id):
-            if mode == .script { JSONLines.emitLine(ChatEventJSON.delivered(id: id)) }
+            if mode == .script { emit(ChatEventJSON.delivered(id: id)) }
             await leaveIfDone()
         case .lifetimeProposed(let lifetime):
             proposed = lifetime
             if mode == .script {
-                JSONLines.emitLine(ChatEventJSON.lifetimeProposed(lifetime.rawValue))
+                emit(ChatEventJSON.lifetimeProposed(lifetime.rawValue))
             } else {
                 show("* your peer proposes that messages \(Self.describe(lifetime)): /accept or /reject")
             }
         case .lifetime(let lifetime):
             if mode == .script {
-                JSONLines.emitLine(ChatEventJSON.lifetime(lifetime.rawValue))
+                emit(ChatEventJSON.lifetime(lifetime.rawValue))
             } else {
                 show("* messages now \(Self.describe(lifetime))")
             }
         case .warning(let warning):
-            if mode == .script { JSONLines.emitLine(ChatEventJSON.warning(warning)) } else { show("* warning: \(warning)") }
+            if mode == .script { emit(ChatEventJSON.warning(warning)) } else { show("* warning: \(warning)") }
         case .error(let error):
             exitCode = 1
-            if mode == .script { JSONLines.emitError(error) } else { show("* error: \(error)") }
+            if mode == .script { emitError(error) } else { show("* error: \(error)") }
         case .closed(let reason):
             if reason != .left && reason != .peerLeft && reason != .suspended { exitCode = 1 }
             if mode == .script {
-                JSONLines.emitLine(ChatEventJSON.closed(reason))
+                emit(ChatEventJSON.closed(reason))
             } else {
                 show("* " + Self.describe(reason, sessionID: await client.sessionID))
             }
@@ -273,7 +281,7 @@ struct ChatLoop {
         spinner = nil
         switch mode {
         case .script:
-            JSONLines.emitLine(ChatEventJSON.connected(security, path: path))
+            emit(ChatEventJSON.connected(security, path: path))
         case .plain:
             for line in backlog { show(line) }
             backlog = []
@@ -310,12 +318,63 @@ struct ChatLoop {
             await command(trimmed)
             return
         }
+        if mode == .script, trimmed.hasPrefix("{"), let object = Self.jsonObject(trimmed) {
+            if let command = object["command"] as? String { return await scriptCommand(command, object) }
+            if let text = object["text"] as? String { return await send(text) }
+        }
         let text = mode != .script && line.hasPrefix("//") ? String(line.dropFirst()) : line
+        await send(text)
+    }
+
+    private mutating func send(_ text: String) async {
         do {
             let id = try await client.send(text: text)
-            if mode == .script { JSONLines.emitLine(ChatEventJSON.sent(id: id)) } else if mode == .interactive { show("you: " + text) }
+            if mode == .script { emit(ChatEventJSON.sent(id: id)) } else if mode == .interactive { show("you: " + text) }
         } catch {
-            if mode == .script { JSONLines.emitError(error) } else { show("* not sent: \(error)") }
+            if mode == .script { emitError(error) } else { show("* not sent: \(error)") }
+        }
+    }
+
+    /// A JSON object on one line, or nil.
+    private static func jsonObject(_ line: String) -> [String: Any]? {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    }
+
+    /// A command in script mode: `{"command":"verify"}`, `{"command":"verified"}`,
+    /// `{"command":"rename","name":N}`, `{"command":"lifetime","lifetime":L}`,
+    /// `{"command":"accept"}`, `{"command":"reject"}`, `{"command":"leave"}`; each answers
+    /// with an event or a JSON error.
+    private mutating func scriptCommand(_ command: String, _ object: [String: Any]) async {
+        do {
+            switch command {
+            case "verify", "verified":
+                guard let security = await client.security else { throw CLIError("not connected yet") }
+                if command == "verified" { try await client.markVerified() }
+                emit(JSONLines.object([
+                    "event": .string(command == "verify" ? "safety_number" : "verified"),
+                    "digits": .string(security.safetyNumber), "verified": .bool(security.isVerified || command == "verified"),
+                ]))
+            case "rename":
+                guard let name = object["name"] as? String, !name.isEmpty else { throw CLIError("rename needs a \"name\"") }
+                try await client.rename(to: name)
+                emit(JSONLines.object(["event": .string("renamed"), "name": .string(name)]))
+            case "lifetime":
+                guard let text = object["lifetime"] as? String, let lifetime = MessageLifetime(rawValue: text) else {
+                    throw CLIError("lifetime needs \"lifetime\": ephemeral, 1h, 6h, 1d, 7d or 30d")
+                }
+                try await client.proposeLifetime(lifetime)
+                emit(JSONLines.object(["event": .string("lifetime_sent"), "lifetime": .string(lifetime.rawValue)]))
+            case "accept", "reject":
+                guard let proposed else { throw CLIError("no lifetime proposal to \(command)") }
+                if command == "accept" { try await client.acceptLifetime(proposed) } else { try await client.rejectLifetime() }
+                self.proposed = nil
+            case "leave":
+                await leave()
+            default:
+                throw CLIError("unknown command \(command)")
+            }
+        } catch {
+            emitError(error)
         }
     }
 
@@ -411,7 +470,7 @@ struct ChatLoop {
             await leave()
         } else if let deadline = lingerDeadline, ContinuousClock.now >= deadline {
             if mode == .script {
-                JSONLines.emitError(CLIError("\(undelivered) messages were not acknowledged"))
+                emitError(CLIError("\(undelivered) messages were not acknowledged"))
             }
             exitCode = 1
             await leave()
@@ -459,6 +518,16 @@ struct ChatLoop {
     }
 
     /// A line for people: on the chat screen, or on standard output.
+    /// Writes one JSON event (script mode), with the session's id once there is one.
+    private func emit(_ line: String) {
+        guard let sessionID, line.hasPrefix("{\"event\":") else { return JSONLines.emitLine(line) }
+        JSONLines.emitLine("{\"session\":" + JSONValue.string(sessionID).json + "," + line.dropFirst())
+    }
+
+    private func emitError(_ error: any Error) {
+        emit(JSONLines.object(["event": .string("error"), "error": .string(JSONLines.describe(error))]))
+    }
+
     /// Each `\n` of `line` starts a new line (the safety number's rows); every other
     /// control character is shown as U+FFFD.
     private func show(_ line: String) {
