@@ -221,9 +221,14 @@ struct ChatCLITests {
         defer { alice.kill() }
         var words = try #require(invite["invite"] as? String).split(separator: "-").map(String.init)
         words[3] = words[3] == "zoo" ? "abandon" : "zoo"
-        let bob = try ChildProcess(binary, ["join", words.joined(separator: "-"), "--json", "--ephemeral", "--server", url])
+        // Bob reads plain text: one sentence with what to do, not nested error texts.
+        let bob = try ChildProcess(binary, ["join", words.joined(separator: "-"), "--ephemeral", "--server", url])
         defer { bob.kill() }
-        for process in [alice, bob] {
+        #expect(await Self.waitForLine(bob, containing: "* pairing failed: the invite's words did not match"), "\(bob.transcript)")
+        #expect(await bob.waitForExit(timeout: 60) == 1, "\(bob.transcript)")
+        let plain = String(decoding: bob.standardOutput, as: UTF8.self)
+        #expect(plain.components(separatedBy: "pairing failed").count == 2 && plain.contains("Ask your peer for a new invite."), "\(plain)")
+        for process in [alice] {
             let error = await process.waitForEvent(timeout: 90) { $0["event"] as? String == "error" }
             #expect(error != nil, "\(process.transcript)")
             #expect(await process.waitForExit(timeout: 60) == 1, "\(process.transcript)")

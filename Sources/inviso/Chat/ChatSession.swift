@@ -261,7 +261,12 @@ struct ChatLoop {
             if mode == .script { emit(ChatEventJSON.warning(warning)) } else { show("* warning: \(warning)") }
         case .error(let error):
             exitCode = 1
-            if mode == .script { emitError(error) } else { show("* error: \(error)") }
+            if mode == .script {
+                emitError(error)
+            } else if ![.pairingFailed, .pairingTimedOut, .expired].contains(error.code) {
+                // (Those end the chat: the closing line says it once, with what to do.)
+                show("* error: \(error)")
+            }
         case .closed(let reason):
             if reason != .left && reason != .peerLeft && reason != .suspended { exitCode = 1 }
             if mode == .script {
