@@ -114,9 +114,34 @@ struct ChatScreenTests {
         #expect(terminal.line(4) == "encrypted · verified · relay")
     }
 
+    @Test("long messages wrap at spaces with an indent; a sent message turns delivered in place; a resize rewraps")
+    func wrapStateAndResize() {
+        var screen = ChatScreen(rows: 8, columns: 30)
+        var terminal = TerminalModel(rows: 8, columns: 30)
+        let input = LineEditor()
+        terminal.play(screen.begin(input: input))
+        terminal.play(screen.message("10:58 peer: the quick brown fox jumps over the lazy dog", input: input))
+        terminal.play(screen.message("10:59 you: short one", id: 7, state: "sent", input: input))
+        #expect((0..<6).map(terminal.line).suffix(3) == [
+            "10:58 peer: the quick brown", "  fox jumps over the lazy dog", "10:59 you: short one  · sent",
+        ])
+        terminal.play(screen.mark(7, state: "delivered", input: input))
+        #expect((0..<6).map(terminal.line) == [
+            "", "", "10:58 peer: the quick brown", "  fox jumps over the lazy dog", "10:59 you: short one  ·", "  delivered",
+        ])
+        #expect(screen.mark(99, state: "x", input: input).isEmpty)
+        // Wider: the first message fits one row again, and nothing of the old rows is left.
+        terminal = TerminalModel(rows: 8, columns: 80)
+        terminal.play(screen.resize(rows: 8, columns: 80, input: input))
+        #expect((0..<6).map(terminal.line).suffix(2) == [
+            "10:58 peer: the quick brown fox jumps over the lazy dog", "10:59 you: short one  · delivered",
+        ])
+        #expect((0..<4).allSatisfy { terminal.line($0).isEmpty })
+    }
+
     @Test("escape sequences and bidi overrides from a peer are shown, not obeyed")
     func hostileText() {
-        let screen = ChatScreen(rows: 6, columns: 40)
+        var screen = ChatScreen(rows: 6, columns: 40)
         var terminal = TerminalModel(rows: 6, columns: 40)
         let input = LineEditor()
         terminal.play(screen.begin(input: input))

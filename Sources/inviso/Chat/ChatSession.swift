@@ -238,11 +238,15 @@ struct ChatLoop {
                 case .lifetimeReject:
                     show("* your peer rejected the proposed lifetime; it stays as it was")
                 default:
-                    show("peer: " + Self.describe(payload))
+                    show((mode == .interactive ? Self.now() + " " : "") + "peer: " + Self.describe(payload))
                 }
             }
         case .delivered(let id):
             if mode == .script { emit(ChatEventJSON.delivered(id: id)) }
+            if var screen {
+                write(screen.mark(id, state: "delivered", input: editor))
+                self.screen = screen
+            }
             await leaveIfDone()
         case .lifetimeProposed(let lifetime):
             proposed = lifetime
@@ -334,7 +338,11 @@ struct ChatLoop {
     private mutating func send(_ text: String) async {
         do {
             let id = try await client.send(text: text)
-            if mode == .script { emit(ChatEventJSON.sent(id: id)) } else if mode == .interactive { show("you: " + text) }
+            if mode == .script {
+                emit(ChatEventJSON.sent(id: id))
+            } else if mode == .interactive {
+                show("\(Self.now()) you: " + text, id: id, state: path == nil ? "queued" : "sent")
+            }
         } catch {
             if mode == .script { emitError(error) } else { show("* not sent: \(error)") }
         }
@@ -535,14 +543,24 @@ struct ChatLoop {
 
     /// Each `\n` of `line` starts a new line (the safety number's rows); every other
     /// control character is shown as U+FFFD.
-    private func show(_ line: String) {
+    private mutating func show(_ line: String, id: UInt64? = nil, state: String? = nil) {
         switch mode {
         case .script: break
         case .interactive:
-            if let screen { write(screen.message(line, input: editor)) } else { write(Self.cleanLines(line)) }
+            if var screen {
+                write(screen.message(line, id: id, state: state, input: editor))
+                self.screen = screen
+            } else {
+                write(Self.cleanLines(line))
+            }
         case .plain:
             write(Self.cleanLines(line))
         }
+    }
+
+    /// The local time of day, for the chat screen's messages.
+    private static func now() -> String {
+        Date().formatted(Date.FormatStyle(date: .omitted, time: .shortened))
     }
 
     private static func cleanLines(_ text: String) -> String {
