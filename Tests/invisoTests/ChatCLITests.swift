@@ -160,6 +160,9 @@ struct ChatCLITests {
                 await process.waitForEvent(timeout: 60) { $0["event"] as? String == "delivered" }, "\(process.transcript)")
         }
         alice.kill()  // SIGKILL: no leave, the stored state stays
+        // Bob is told alice's connection dropped, and that his messages wait for her.
+        let away = await bob.waitForEvent(timeout: 60) { $0["event"] as? String == "presence" }
+        #expect(away?["online"] as? Bool == false, "\(bob.transcript)")
         bob.write("b2\n")
 
         let list = try ChildProcess(binary, ["sessions", "--json", "--data", aliceData])
@@ -174,6 +177,8 @@ struct ChatCLITests {
         #expect(connected["protocol"] as? String == "v2" && connected["verified"] as? Bool == true)
         resumed.write("a2\n")
         #expect(await Self.waitForTexts(bob, count: 2) == ["a1", "a2"], "\(bob.transcript)")
+        let back = await bob.waitForEvent(timeout: 60) { $0["event"] as? String == "presence" && $0["online"] as? Bool == true }
+        #expect(back != nil, "\(bob.transcript)")
         #expect(await Self.waitForTexts(resumed, count: 1) == ["b2"], "\(resumed.transcript)")
         let sent = try #require(
             await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "sent" }, "\(resumed.transcript)")

@@ -25,6 +25,9 @@ public enum ChatEvent: Sendable, Equatable {
     /// The peer announced direct-path candidates (`transport_candidates`); for the direct
     /// transport.
     case transportCandidates([TransportCandidates.Candidate])
+    /// The peer's connection to the server dropped (`online: false`: our messages wait in
+    /// the outbox) or came back (`true`). Told only once the channel is up.
+    case peer(online: Bool)
     /// Something the user should know that does not end the session.
     case warning(ChatWarning)
     /// Something failed; when it ends the session a ``closed(_:)`` follows.

@@ -48,7 +48,13 @@ extension ChatSessionMachine {
             roomReady(at: time, &actions)
         case .peerLeft:
             close(.peerLeft, leavingRoom: true, &actions)
-        case .peerDisconnected, .relayDisconnected:
+        case .peerDisconnected:
+            if peerPresent, !peerAway, channel?.isEstablished == true {
+                peerAway = true
+                actions.append(.emit(.peer(online: false)))
+            }
+            peerPresent = false
+        case .relayDisconnected:
             peerPresent = false
         case .connectionLost:
             actions.append(.emit(.error(.connectionLost)))
@@ -173,6 +179,10 @@ extension ChatSessionMachine {
     /// on the relay (a reconnect).
     mutating func roomReady(at time: ChatTime, _ actions: inout [Action]) {
         peerPresent = true
+        if peerAway {
+            peerAway = false
+            actions.append(.emit(.peer(online: true)))
+        }
         blocked.remove(.relay)
         if let channel {
             if channel.isEstablished, sendPath == .relay { link.retransmitAll() }

@@ -294,6 +294,9 @@ public struct ChatSessionMachine: Sendable {
     var blocked: Set<PathID> = []
     /// Whether the peer is in the room (the relay delivers).
     var peerPresent = false
+    /// The peer's connection dropped after the channel was up, and it has not come back
+    /// (``ChatEvent/peer(online:)`` told the user).
+    var peerAway = false
     /// Frames and records refused, by the refusal's description (diagnostics: no key, no
     /// payload).
     var refusedFrames: [String: Int] = [:]

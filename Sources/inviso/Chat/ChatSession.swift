@@ -261,6 +261,12 @@ struct ChatLoop {
             } else {
                 show("* messages now \(Self.describe(lifetime))")
             }
+        case .peer(let online):
+            if mode == .script {
+                emit(JSONLines.object(["event": .string("presence"), "online": .bool(online)]))
+            } else {
+                show(online ? "* your peer is back" : "* your peer is offline; your messages will be delivered when they return")
+            }
         case .warning(let warning):
             if mode == .script { emit(ChatEventJSON.warning(warning)) } else { show("* warning: \(warning)") }
         case .error(let error):
