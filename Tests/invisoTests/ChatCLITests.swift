@@ -323,6 +323,12 @@ struct ChatCLITests {
         for process in [alice, bob] {
             _ = try #require(await process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
         }
+        // A second joiner with the same invite is told it was used, not that it expired.
+        let carol = try ChildProcess(binary, ["join", try #require(invite["invite"] as? String), "--json", "--ephemeral", "--server", url])
+        defer { carol.kill() }
+        let used = try #require(await carol.waitForEvent(timeout: 60) { $0["event"] as? String == "error" }, "\(carol.transcript)")
+        #expect((used["error"] as? String)?.contains("already used") == true && !((used["error"] as? String)?.contains("expired") ?? true), "\(used)")
+        #expect(await carol.waitForExit(timeout: 30) == 1)
         alice.write(#"{"command":"verify"}"# + "\n")
         bob.write(#"{"command":"verify"}"# + "\n")
         let aliceNumber = try #require(await alice.waitForEvent(timeout: 30) { $0["event"] as? String == "safety_number" })

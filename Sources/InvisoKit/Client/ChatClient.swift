@@ -250,7 +250,8 @@ public actor ChatClient {
             room = try await api.accept(joinID: code, deviceID: device)
         } catch {
             if preState != .closed { preState = .idle }
-            if error == .notFoundOrExpired || error == .alreadyAccepted { throw ChatError(.expired, error.description) }
+            if error == .alreadyAccepted { throw ChatError(.alreadyUsed) }
+            if error == .notFoundOrExpired { throw ChatError(.expired, error.description) }
             throw ChatError(.server, error.description)
         }
         // Left while the request was under way.

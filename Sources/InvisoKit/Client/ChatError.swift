@@ -10,6 +10,7 @@ public struct ChatError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidPeerKey
         case connectionLost
         case expired
+        case alreadyUsed
         case outboxFull
         case storage
         case closed
@@ -42,6 +43,8 @@ public struct ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let expired = ChatError(.expired)
     /// Too many messages wait for the peer.
     public static let outboxFull = ChatError(.outboxFull)
+    /// Someone already joined with this invite (409 `already_accepted`): it is used up.
+    public static let alreadyUsed = ChatError(.alreadyUsed)
     /// The local store failed (the detail is the store's fixed phrase).
     public static let storage = ChatError(.storage)
     /// The session is closed.
@@ -65,6 +68,7 @@ public struct ChatError: Error, Hashable, Sendable, CustomStringConvertible {
             case .invalidPeerKey: "the peer sent an invalid key"
             case .connectionLost: "the connection to the server was lost"
             case .expired: "the invite expired or the room is gone"
+            case .alreadyUsed: "the invite was already used: someone joined with it before you; ask for a new one"
             case .outboxFull: "too many messages are waiting for the peer"
             case .storage: "the local store failed"
             case .closed: "the session is closed"
