@@ -353,6 +353,22 @@ struct ChatCLITests {
         #expect(!alice.events.contains { $0["kind"] as? String == "lifetime" })
     }
 
+    @Test("on a terminal, an invite that expires ends on a line of its own: the spinner erased itself first")
+    func spinnerIsErasedBeforeTheLastLine() async throws {
+        let (binary, root, server, url) = try await Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let command = [binary.path, "invite", "--expires", "2s", "--ephemeral", "--server", url].map { "'\($0)'" }.joined(separator: " ")
+        let alice = try ChildProcess(URL(fileURLWithPath: "/usr/bin/script"), ["-qfec", command, "/dev/null"], environment: ["TERM": "xterm"])
+        defer { alice.kill() }
+        _ = await alice.waitForExit(timeout: 60)
+        var terminal = TerminalModel(rows: 60, columns: 100)
+        terminal.play(String(decoding: alice.standardOutput, as: UTF8.self))
+        let lines = (0..<60).map(terminal.line)
+        let end = try #require(lines.first { $0.contains("the invite expired") }, "\(lines.joined(separator: "\n"))")
+        #expect(end.hasPrefix("* the invite expired"), "\(end)")
+        #expect(!lines.contains { $0.contains("waiting for your peer") && $0.contains("expired") })
+    }
+
     @Test("Ctrl-C (SIGINT) detaches: the chat is kept, the closing line says how to resume, and resume works")
     func interruptDetaches() async throws {
         let (binary, root, server, url) = try await Self.setUp()

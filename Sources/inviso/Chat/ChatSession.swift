@@ -211,6 +211,18 @@ struct ChatLoop {
 
     /// Handles one engine event; `true` when the session is over.
     private mutating func handle(_ event: ChatEvent) async -> Bool {
+        // A line printed while the spinner runs (an error, the end) goes after the spinner
+        // erased its own line, not onto it.
+        if screen == nil, let running = spinner, mode == .interactive {
+            switch event {
+            case .error, .closed, .warning:
+                running.cancel()
+                await running.value
+                spinner = nil
+            default:
+                break
+            }
+        }
         switch event {
         case .secured(let security):
             self.security = security
