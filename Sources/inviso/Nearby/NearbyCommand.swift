@@ -352,7 +352,8 @@ actor NearbyCLISession {
             }
         case .lifetimeProposed(let by, let lifetime):
             show("lifetime_proposed", ["by": .string(by), "lifetime": .string(lifetime.description)], in: by,
-                 text: "? \(by) proposes that messages disappear after \(lifetime): /lifetime \(lifetime) to agree, /lifetime reject to refuse")
+                 text: "? \(by) proposes that messages \(lifetime == .never ? "are kept" : "disappear after \(lifetime)"): "
+                    + "/lifetime \(lifetime) to agree, /lifetime reject to refuse")
         case .lifetimeChanged(let with, let lifetime):
             show("lifetime", ["peer": .string(with), "lifetime": .string(lifetime.description)], in: with, counts: false,
                  text: lifetime == .never ? "= messages with \(with) are kept" : "= messages with \(with) disappear after \(lifetime)")
