@@ -182,12 +182,18 @@ struct ChatPayloadTests {
             .lifetimeProposal(sessionID: "s", lifetime: .sevenDays, proposedAt: 1_763_700_000),
             .lifetimeAccept(sessionID: "s", lifetime: .ephemeral, acceptedAt: 1_763_700_001.5),
             .lifetimeReject(sessionID: "s", reason: "no"), .lifetimeReject(sessionID: "s", reason: nil),
+            .profile(name: "Zoë 👋"), .profile(name: String(repeating: "n", count: ChatPayload.maxProfileName)),
         ]
         for payload in payloads {
             #expect(ChatPayload(plaintext: payload.plaintext) == payload)
         }
         #expect(ChatPayload(plaintext: Array(#"{"type":"location","latitude":91,"longitude":0,"timestamp":1}"#.utf8))
             == .text(#"{"type":"location","latitude":91,"longitude":0,"timestamp":1}"#))
+        // A name that is empty or too long is text, not a profile.
+        for name in ["", String(repeating: "n", count: ChatPayload.maxProfileName + 1)] {
+            let text = #"{"type":"profile","name":"\#(name)"}"#
+            #expect(ChatPayload(plaintext: Array(text.utf8)) == .text(text))
+        }
         #expect(MessageLifetime.allCases.map(\.rawValue) == ["ephemeral", "1h", "6h", "1d", "7d", "30d"])
     }
 }

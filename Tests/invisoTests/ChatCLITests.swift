@@ -369,6 +369,29 @@ struct ChatCLITests {
         #expect(!lines.contains { $0.contains("waiting for your peer") && $0.contains("expired") })
     }
 
+    @Test("--as: the name a peer chose travels inside the channel, labels its messages and names the joiner's session")
+    func peerNames() async throws {
+        let (binary, root, server, url) = try await Self.setUp()
+        defer { Self.tearDown(root, server) }
+        let (alice, invite) = try await Self.invite(binary, url, ["--ephemeral", "--as", "Alice"])
+        defer { alice.kill() }
+        let bobData = root.appendingPathComponent("bob").path
+        let bob = try ChildProcess(binary, ["join", try #require(invite["invite"] as? String), "--server", url, "--data", bobData])
+        defer { bob.kill() }
+        _ = try #require(await alice.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(alice.transcript)")
+        alice.write("hello from alice\n")
+        #expect(await Self.waitForLine(bob, containing: "* your peer's name is Alice"), "\(bob.transcript)")
+        #expect(await Self.waitForLine(bob, containing: "Alice: hello from alice"), "\(bob.transcript)")
+        // The message numbers the user sees are not shifted by the name's frame on the
+        // receiving side; the name is not a stored message.
+        bob.closeInput()
+        #expect(await bob.waitForExit(timeout: 60) == 0, "\(bob.transcript)")
+        let list = try ChildProcess(binary, ["sessions", "--json", "--data", bobData])
+        #expect(await list.waitForExit(timeout: 30) == 0, "\(list.transcript)")
+        let session = try #require((list.events.first?["sessions"] as? [[String: Any]])?.first, "\(list.transcript)")
+        #expect(session["name"] as? String == "Alice" && session["peer"] as? String == "Alice" && session["messages"] as? Int == 1, "\(session)")
+    }
+
     @Test("Ctrl-C (SIGINT) detaches: the chat is kept, the closing line says how to resume, and resume works")
     func interruptDetaches() async throws {
         let (binary, root, server, url) = try await Self.setUp()

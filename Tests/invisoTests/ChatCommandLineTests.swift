@@ -15,6 +15,7 @@ struct ChatCommandLineTests {
         var data: String?
         var ephemeral: Bool
         var name: String?
+        var displayName: String?
         var json: Bool
         var noDirect: Bool
         var linger: Int
@@ -48,6 +49,7 @@ struct ChatCommandLineTests {
             data = options.data
             ephemeral = options.ephemeral
             name = options.name
+            displayName = options.displayName
             json = options.json
             noDirect = options.noDirect
             linger = options.linger
@@ -68,6 +70,7 @@ struct ChatCommandLineTests {
         ["join", "--json", "inviso://join/123456#apple-river-stone"],
         ["join", "123456", "--linger=3600", "--name", "with alice", "--data", "relative/dir"],
         ["join", "123456", "--no-unicode"],
+        ["join", "123456-apple-river-stone", "--as", "Zoë"],
         ["resume", "abcd", "--no-unicode"],
         ["resume", "abcd", "--server", "http://localhost:9", "--json", "--no-direct"],
         ["resume", "--linger", "12", "0123456789abcdef"],
@@ -84,8 +87,8 @@ struct ChatCommandLineTests {
     /// default) by ``ChatCommandLine`` too: a wrapper it never set would stop the command
     /// when read. This counts the properties it knows about.
     @Test func everyPropertyOfTheChatCommandsIsKnown() {
-        #expect(Mirror(reflecting: ChatOptions()).children.count == 7)
-        #expect(Mirror(reflecting: SessionNaming()).children.count == 2)
+        #expect(Mirror(reflecting: ChatOptions()).children.count == 8)
+        #expect(Mirror(reflecting: SessionNaming()).children.count == 3)
         #expect(Mirror(reflecting: TextStyleOptions()).children.count == 1)
         #expect(Mirror(reflecting: QRDisplayOptions()).children.count == 2)
         #expect(Mirror(reflecting: InviteCommand()).children.count == 4)

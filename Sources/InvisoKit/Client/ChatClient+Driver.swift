@@ -134,6 +134,7 @@ extension ChatClient: TimerDriving {
                 if let kind = Self.storedKind(payload) {
                     isNew = storeMessage(id: "r\(id)", direction: .received, kind: kind, payload: payload)
                 }
+                if case .profile(let name) = payload { storePeerName(name) }
                 await feed(.receivedStored(id: id, payload: payload, isNew: isNew))
             case .markDelivered(let ids):
                 if let store, let sessionID {

@@ -11,7 +11,7 @@ extension ChatClient {
         case .text: "text"
         case .location: "location"
         case .voice: "voice"
-        case .lifetimeProposal, .lifetimeAccept, .lifetimeReject: nil
+        case .lifetimeProposal, .lifetimeAccept, .lifetimeReject, .profile: nil
         }
     }
 
@@ -32,6 +32,20 @@ extension ChatClient {
             continuation.yield(.error(ChatError(.storage, error.description)))
         }
         return true
+    }
+
+    /// The peer's chosen name (``ChatPayload/profile(name:)``): kept as the session's peer
+    /// name, and as its name unless the user gave it one.
+    func storePeerName(_ name: String) {
+        guard let store, let sessionID else { return }
+        do {
+            guard var session = try store.session(id: sessionID) else { return }
+            session.peerDisplayName = name
+            if session.name.isEmpty { session.name = name }
+            try store.saveSession(session)
+        } catch {
+            continuation.yield(.error(ChatError(.storage, error.description)))
+        }
     }
 
     /// Gives the session its id and stores its record (pending or accepted).

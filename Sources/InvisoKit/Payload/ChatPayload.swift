@@ -16,6 +16,12 @@ public enum ChatPayload: Sendable, Hashable {
     case lifetimeAccept(sessionID: String, lifetime: MessageLifetime, acceptedAt: Double)
     /// The peer rejected a lifetime proposal.
     case lifetimeReject(sessionID: String, reason: String?)
+    /// The name the sender chose to show its peer (Inviso v2 only: the app does not know
+    /// this type and would show it as text). 1…64 characters.
+    case profile(name: String)
+
+    /// The longest name a ``profile(name:)`` carries.
+    public static let maxProfileName = 64
 
     /// Reads a decrypted message. Text that is not one of the app's JSON objects, or an
     /// object with an unknown or incomplete `type`, is shown as text, as the app does.
@@ -63,6 +69,9 @@ public enum ChatPayload: Sendable, Hashable {
         case "lifetime_reject":
             guard let session = string("sessionId") else { return nil }
             return .lifetimeReject(sessionID: session, reason: string("reason"))
+        case "profile":
+            guard let name = string("name"), !name.isEmpty, name.count <= maxProfileName else { return nil }
+            return .profile(name: name)
         default:
             return nil
         }
@@ -99,6 +108,8 @@ public enum ChatPayload: Sendable, Hashable {
             var fields: [(String, JSONValue)] = [("type", .string("lifetime_reject")), ("sessionId", .string(session))]
             if let reason { fields.append(("reason", .string(reason))) }
             return Self.serialize(fields)
+        case .profile(let name):
+            return Self.serialize([("type", .string("profile")), ("name", .string(name))])
         }
     }
 

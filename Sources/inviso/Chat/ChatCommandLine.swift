@@ -74,6 +74,7 @@ enum ChatCommandLine {
             options.linger = 30
             naming.ephemeral = false
             naming.name = nil
+            naming.displayName = nil
             display.noUnicode = false
             display.invert = false
             text.noUnicode = false
@@ -105,6 +106,7 @@ enum ChatCommandLine {
                 case "--server": guard let value = value() else { return nil }; options.server = value
                 case "--data": guard let value = value() else { return nil }; options.data = value
                 case "--name" where !resume: guard let value = value() else { return nil }; naming.name = value
+                case "--as" where !resume: guard let value = value() else { return nil }; naming.displayName = value
                 case "--linger":
                     guard let value = value(), let seconds = Int(value) else { return nil }
                     options.linger = seconds

@@ -48,6 +48,8 @@ enum ChatEventJSON {
             ])
         case .lifetimeProposal, .lifetimeAccept, .lifetimeReject:
             return JSONLines.object(["event": .string("message"), "id": id, "kind": .string("lifetime")])
+        case .profile(let name):
+            return JSONLines.object(["event": .string("peer_name"), "name": .string(name)])
         }
     }
 

@@ -19,6 +19,9 @@ struct ChatOptions: ParsableArguments {
     /// A name for the session (``SessionNaming``).
     var name: String?
 
+    /// The name the peer sees for us (``SessionNaming``, `--as`).
+    var displayName: String?
+
     @Flag(help: "Scripting mode: each standard-input line is a message, end of input leaves; JSON lines on standard output.")
     var json = false
 
@@ -62,6 +65,7 @@ struct ChatOptions: ParsableArguments {
         var options = self
         options.ephemeral = naming.ephemeral
         options.name = naming.name
+        options.displayName = naming.displayName
         return options
     }
 }
@@ -74,8 +78,14 @@ struct SessionNaming: ParsableArguments {
     @Option(help: "A name for this session in `inviso sessions`.")
     var name: String?
 
+    @Option(name: .customLong("as"), help: "The name your peer sees for you, sent inside the encrypted channel (v2).")
+    var displayName: String?
+
     func validate() throws {
         if let name, name.count > 200 { throw ValidationError("--name is limited to 200 characters") }
+        if let displayName, displayName.isEmpty || displayName.count > ChatPayload.maxProfileName {
+            throw ValidationError("--as takes 1 to \(ChatPayload.maxProfileName) characters")
+        }
     }
 }
 

@@ -36,6 +36,8 @@ struct ChatSession {
     let persistent: Bool
     /// The server, when a peer must be told it (not the default).
     let sharedServer: String?
+    /// Our name for the peer (`--as`).
+    let displayName: String?
 
     init(options: ChatOptions, configuration: ChatClient.Configuration, environment: [String: String]) throws {
         let store = try options.openStore(environment: environment)
@@ -57,6 +59,7 @@ struct ChatSession {
         }
         client = ChatClient(configuration: configuration, store: store, logger: logger)
         sharedServer = ServerAddress.toShare(configuration.server)
+        displayName = options.displayName
         linger = .seconds(options.linger)
     }
 
@@ -64,7 +67,8 @@ struct ChatSession {
     /// `backlog` (the last stored messages of a resumed session) is shown before the input
     /// line, in plain and interactive modes.
     func run(
-        display: QRDisplayOptions?, backlog: [String] = [], start: @Sendable (ChatClient) async throws -> Start
+        display: QRDisplayOptions?, backlog: [String] = [], peerName: String? = nil,
+        start: @Sendable (ChatClient) async throws -> Start
     ) async throws {
         let (inputs, continuation) = AsyncStream<ChatInput>.makeStream()
         let client = self.client
@@ -81,6 +85,8 @@ struct ChatSession {
         loop.ascii = display?.asciiOnly() ?? false
         loop.backlog = backlog
         loop.persistent = persistent
+        loop.displayName = displayName
+        if let peerName { loop.peerLabel = TerminalText.sanitized(peerName) }
         do {
             let started = try await start(client)
             loop.sessionID = await client.sessionID
@@ -127,6 +133,10 @@ struct ChatLoop {
     var persistent = true
     /// The session's id, once it has one: every JSON event carries it.
     var sessionID: String?
+    /// How the peer is shown: `peer`, or the name it sent (``ChatPayload/profile(name:)``).
+    var peerLabel = "peer"
+    /// Our name for the peer to see, sent once the v2 channel is up (`--as`).
+    var displayName: String?
     // Interactive mode.
     private var terminal: RawTerminal?
     private var screen: ChatScreen?
@@ -231,6 +241,11 @@ struct ChatLoop {
             if !connected, let security {
                 connected = true
                 becameConnected(security, path: path)
+                // Our chosen name goes inside the channel, once; only v2 peers know the frame.
+                if let name = displayName, security.version == .v2 {
+                    displayName = nil
+                    _ = try? await client.send(.profile(name: name))
+                }
             } else if mode == .script {
                 emit(ChatEventJSON.path(path))
             }
@@ -249,8 +264,11 @@ struct ChatLoop {
                     break  // told by the lifetime events
                 case .lifetimeReject:
                     show("* your peer rejected the proposed lifetime; it stays as it was")
+                case .profile(let name):
+                    peerLabel = TerminalText.sanitized(name)
+                    show("* your peer's name is \(peerLabel)")
                 default:
-                    show((mode == .interactive ? Self.now() + " " : "") + "peer: " + Self.describe(payload))
+                    show((mode == .interactive ? Self.now() + " " : "") + "\(peerLabel): " + Self.describe(payload))
                 }
             }
         case .delivered(let id):
@@ -614,6 +632,7 @@ struct ChatLoop {
         case .location(let latitude, let longitude, _, _): "[location \(latitude), \(longitude)]"
         case .voice(let duration, _, _, _): "[voice message, \(Int(duration.rounded())) s]"
         case .lifetimeProposal, .lifetimeAccept, .lifetimeReject: "[lifetime change]"
+        case .profile(let name): "[name: \(name)]"
         }
     }
 }

@@ -32,6 +32,7 @@ struct ResumeCommand: AsyncParsableCommand {
         var options = self.options
         let stored: StoredSession
         var backlog: [String] = []
+        var peerName: String?
         do {
             let store = try options.openStore(environment: environment)
             defer { store?.close() }
@@ -42,6 +43,7 @@ struct ResumeCommand: AsyncParsableCommand {
                     "session \(stored.id) was left or ended: it cannot be resumed (its keys are gone). "
                         + "`inviso history \(stored.id.prefix(8))` shows what was kept; `inviso invite` starts a new chat.")
             }
+            peerName = stored.peerDisplayName
             backlog = try store.messages(sessionID: stored.id, now: Date()).suffix(Self.backlog)
                 .map { StoredMessageText.line($0, peer: stored.peerDisplayName ?? "peer") }
         }
@@ -49,7 +51,7 @@ struct ResumeCommand: AsyncParsableCommand {
         let configuration = try options.configuration(environment: environment)
         let session = try ChatSession(options: options, configuration: configuration, environment: environment)
         let id = stored.id
-        try await session.run(display: text.display, backlog: backlog) { client in
+        try await session.run(display: text.display, backlog: backlog, peerName: peerName) { client in
             try await client.resume(sessionID: id)
             return .joined
         }
