@@ -300,9 +300,7 @@ extension NearbyNode {
     /// Forgets a transfer in any direction, with what the store keeps of it (a partial
     /// download is deleted).
     private func stopTransfer(_ transfer: FileTransferID) {
-        if outgoing.removeValue(forKey: transfer) != nil {
-            try? store.saveNearby(records: [], deleting: [("transfer-out", transfer.description)])
-        }
+        if outgoing.removeValue(forKey: transfer) != nil { forget(kind: "transfer-out", id: transfer.description) }
         if let receiving = incoming.removeValue(forKey: transfer) {
             receiving.file.discard()
             forgetIncoming(transfer)
@@ -347,27 +345,16 @@ extension NearbyNode {
     }
 
     private func saveIncoming(_ offer: FileOffer, peer: String, digest: [UInt8]?) {
-        let now = nowMilliseconds
-        do {
-            let value = try JSONEncoder().encode(
-                IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer, digest: digest.map { Data($0) }))
-            try store.saveNearby(records: [NearbyStoredRecord(kind: "transfer-in", id: offer.id.description, updatedAt: now, value: value)])
-        } catch {
-            emit(.error("the store failed: \(error)"))
-        }
+        persist(
+            IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer, digest: digest.map { Data($0) }),
+            kind: "transfer-in", id: offer.id.description)
     }
 
     private func saveOutgoing(_ offer: FileOffer, path: String, peer: String) {
-        let now = nowMilliseconds
-        do {
-            let value = try JSONEncoder().encode(OutgoingTransferRecord(offer: Data(offer.encoded()), path: path, peer: peer))
-            try store.saveNearby(records: [NearbyStoredRecord(kind: "transfer-out", id: offer.id.description, updatedAt: now, value: value)])
-        } catch {
-            emit(.error("the store failed: \(error)"))
-        }
+        persist(OutgoingTransferRecord(offer: Data(offer.encoded()), path: path, peer: peer), kind: "transfer-out", id: offer.id.description)
     }
 
     private func forgetIncoming(_ transfer: FileTransferID) {
-        try? store.saveNearby(records: [], deleting: [("transfer-in", transfer.description)])
+        forget(kind: "transfer-in", id: transfer.description)
     }
 }

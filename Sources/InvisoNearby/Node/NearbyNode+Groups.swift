@@ -203,13 +203,7 @@ extension NearbyNode {
     }
 
     private func saveGroup(_ group: NearbyGroup) {
-        let now = nowMilliseconds
-        do {
-            let value = try JSONEncoder().encode(group.snapshot)
-            try store.saveNearby(records: [NearbyStoredRecord(kind: "group", id: Hex.encode(group.id), updatedAt: now, value: value)])
-        } catch {
-            emit(.error("the store failed: \(error)"))
-        }
+        persist(group.snapshot, kind: "group", id: Hex.encode(group.id))
     }
 
     /// Stores a group message; returns when it expires (ms since 1970), if it does.
@@ -217,17 +211,9 @@ extension NearbyNode {
     private func storeGroupMessage(
         _ group: NearbyGroup, from sender: String, id: [UInt8], text: String, sentAt: UInt64, lifetime: NearbyLifetime
     ) -> UInt64? {
-        let now = nowMilliseconds
-        let expiresAt: Int64? = lifetime == .never ? nil : now + Int64(lifetime.seconds) * 1000
-        let record = NearbyMessageRecord(direction: sender == "you" ? "out" : "in", peer: sender, seq: 0, text: text, sentAt: sentAt)
-        do {
-            try store.addNearbyMessage(NearbyStoredMessage(
-                conversation: Self.groupConversation(group), id: Hex.encode(id), storedAt: now, expiresAt: expiresAt,
-                value: try JSONEncoder().encode(record)))
-        } catch {
-            emit(.error("the store failed: \(error)"))
-        }
-        return expiresAt.map { UInt64($0) }
+        storeMessage(
+            NearbyMessageRecord(direction: sender == "you" ? "out" : "in", peer: sender, seq: 0, text: text, sentAt: sentAt),
+            conversation: Self.groupConversation(group), id: Hex.encode(id), lifetime: lifetime)
     }
 
     /// The store's conversation key of a group's messages.

@@ -638,13 +638,20 @@ public actor NearbyNode {
 
     @discardableResult
     private func storeMessage(peer: Peer, direction: String, seq: UInt64, text: String, sentAt: UInt64, lifetime: NearbyLifetime) -> UInt64? {
+        storeMessage(
+            NearbyMessageRecord(direction: direction, peer: peer.record.name, seq: seq, text: text, sentAt: sentAt),
+            conversation: peer.key, id: "\(direction)-\(seq)", lifetime: lifetime)
+    }
+
+    /// Stores a message of `conversation` (a person's key or a group's) under `id`, to
+    /// expire after `lifetime`; returns when it expires (ms since 1970), if it does.
+    @discardableResult
+    func storeMessage(_ record: NearbyMessageRecord, conversation: String, id: String, lifetime: NearbyLifetime) -> UInt64? {
         let now = nowMilliseconds
         let expiresAt: Int64? = lifetime == .never ? nil : now + Int64(lifetime.seconds) * 1000
-        let record = NearbyMessageRecord(direction: direction, peer: peer.record.name, seq: seq, text: text, sentAt: sentAt)
         do {
             try store.addNearbyMessage(NearbyStoredMessage(
-                conversation: peer.key, id: "\(direction)-\(seq)", storedAt: now, expiresAt: expiresAt,
-                value: try JSONEncoder().encode(record)))
+                conversation: conversation, id: id, storedAt: now, expiresAt: expiresAt, value: try JSONEncoder().encode(record)))
         } catch {
             emit(.error("the store failed: \(error)"))
         }
@@ -656,13 +663,23 @@ public actor NearbyNode {
         peer.record.lifetime = peer.conversation.lifetime.rawValue
         peer.record.link = .init(peer.conversation.linkSnapshot)
         peers[key] = peer
-        let now = nowMilliseconds
+        persist(peer.record, kind: "peer", id: key)
+    }
+
+    /// Writes `value` as the store's record `kind`/`id` (a failure is reported, not thrown).
+    func persist(_ value: some Encodable, kind: String, id: String) {
         do {
-            try store.saveNearby(records: [NearbyStoredRecord(
-                kind: "peer", id: key, updatedAt: now, value: try JSONEncoder().encode(peer.record))])
+            let encoded = try JSONEncoder().encode(value)
+            try store.saveNearby(records: [NearbyStoredRecord(kind: kind, id: id, updatedAt: nowMilliseconds, value: encoded)])
         } catch {
             emit(.error("the store failed: \(error)"))
         }
+    }
+
+    /// Deletes the store's record `kind`/`id` (best effort: a record left over is dropped
+    /// when it no longer loads).
+    func forget(kind: String, id: String) {
+        try? store.saveNearby(records: [], deleting: [(kind, id)])
     }
 
     private func sweep() {
@@ -798,13 +815,14 @@ public actor NearbyNode {
     private func located(_ service: DNSSDService, host: String, port: UInt16, txt: TXTRecord, address: [UInt8]) {
         guard var found = discovered[service.name] else { return }
         pending.removeValue(forKey: service.name)?.forEach { $0.cancel() }
-        if let redial = found.redial {
+        let redial = found.redial
+        let moved = found.port != port || found.address != address
+        found.redial = nil
+        found.host = host
+        found.port = port
+        found.address = address
+        if let redial {
             // Resolved again after a failed dial: dial once more only if it moved.
-            let moved = found.port != port || found.address != address
-            found.redial = nil
-            found.host = host
-            found.port = port
-            found.address = address
             discovered[service.name] = found
             if moved {
                 dial(host: address.map(String.init).joined(separator: "."), port: Int(port), expectation: redial.expectation, label: redial.label)
@@ -813,9 +831,6 @@ public actor NearbyNode {
             }
             return
         }
-        found.host = host
-        found.port = port
-        found.address = address
         found.fingerprint = txt.string(for: "id")
         let firstReport = !found.reported
         found.reported = true
