@@ -352,7 +352,7 @@ let package = Package(
         ),
         .testTarget(
             name: "invisoTests",
-            dependencies: ["inviso", "InvisoKit", "InvisoStore", "InvisoCrypto"],
+            dependencies: ["inviso", "InvisoKit", "InvisoStore", "InvisoCrypto", "InvisoTesting"],
             resources: [.copy("Resources")],
             swiftSettings: upcoming
         ),

@@ -1,11 +1,6 @@
 import Foundation
+import InvisoTesting
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// What a new user meets first (issue 20, "First hour"): the version, help texts that say
 /// each default once and offer only what a command takes, and a taken port reported in one
@@ -59,22 +54,9 @@ struct FirstHourCLITests {
     /// A port another program holds: one line that says so, a failure status, and no data
     /// directory left behind.
     @Test func aTakenPortIsOneLineAndWritesNothing() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(bound == 0 && listen(fd, 1) == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let held = try LoopbackSocket(listening: true)
+        defer { held.close() }
+        let port = held.port
         let data = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-taken-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: data) }
 

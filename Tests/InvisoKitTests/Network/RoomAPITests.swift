@@ -1,15 +1,10 @@
 @testable import InvisoKit
 import NIOCore
+import InvisoTesting
 import InvisoWire
 import Synchronization
 import NIOPosix
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Answers every request with a fixed status and body, and records the requests.
 final class FakeTransport: HTTPTransport {
@@ -104,22 +99,9 @@ struct RoomAPITests {
         // A socket bound but not listening: connections to its port are refused, and no
         // other test can take the port meanwhile (a closed listener's port could be bound
         // again by a concurrent test, whose server would answer instead).
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        #expect(bound == 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let held = try LoopbackSocket(listening: false)
+        defer { held.close() }
+        let port = held.port
         let api = RoomAPI(transport: NIOHTTPTransport(endpoint: ServerEndpoint(host: host, port: port, useTLS: false)))
         do {
             _ = try await api.check(joinID: "123456", deviceID: "d")
