@@ -53,6 +53,15 @@ import Testing
             return found ?? [:]
         }
 
+        /// The byte counts of the `file_progress` events printed so far (of transfer `id`,
+        /// or of any).
+        func progress(_ id: String? = nil) -> [Int] {
+            events().compactMap { event in
+                guard event["event"] as? String == "file_progress", id == nil || event["id"] as? String == id else { return nil }
+                return event["bytes"] as? Int
+            }
+        }
+
         /// Kills the process at once (no goodbye, no flush): a connection cut mid-way.
         func kill() async {
             await child.killAbruptly()
@@ -261,13 +270,9 @@ import Testing
         let offer = try await bob.expect("file_offer", ["from": "alice", "name": "big.bin", "size": "\(contents.count)"])
         bob.say("/accept file")
         // Cut once some but not all of it arrived.
-        try await eventually("bob to hold part of the file", seconds: 60) {
-            bob.events().contains { event in
-                event["event"] as? String == "file_progress" && (event["bytes"] as? Int ?? 0) >= 4 * 1024 * 1024
-            }
-        }
+        try await eventually("bob to hold part of the file", seconds: 60) { bob.progress().contains { $0 >= 4 * 1024 * 1024 } }
         await bob.kill()
-        let held = bob.events().compactMap { $0["event"] as? String == "file_progress" ? $0["bytes"] as? Int : nil }.max() ?? 0
+        let held = bob.progress().max() ?? 0
         #expect(held < contents.count, "the whole file arrived before the cut; the test proves nothing")
         try await alice.expect("closed", ["peer": "bob"])
         bob = try Person("bob", host: 2, on: network, data: root.appendingPathComponent("bob"))
@@ -277,7 +282,7 @@ import Testing
         #expect(path.hasPrefix(root.appendingPathComponent("bob/nearby/downloads").path) || path.contains("/bob/"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data(contents))
         // Resumed, not restarted: the first progress report after the restart starts past zero.
-        let resumedFrom = bob.events().compactMap { $0["event"] as? String == "file_progress" ? $0["bytes"] as? Int : nil }.min() ?? 0
+        let resumedFrom = bob.progress().min() ?? 0
         #expect(resumedFrom > 0)
         let sent = try await alice.expect("file_sent", ["to": "bob"])
         #expect(sent["verified"] as? Bool == true)
@@ -289,15 +294,10 @@ import Testing
         let secondID = second["id"] as? String ?? ""
         bob.say("/accept file")
         try await eventually("bob to hold part of the second copy", seconds: 60) {
-            bob.events().contains { event in
-                event["event"] as? String == "file_progress" && event["id"] as? String == secondID
-                    && (event["bytes"] as? Int ?? 0) >= 4 * 1024 * 1024
-            }
+            bob.progress(secondID).contains { $0 >= 4 * 1024 * 1024 }
         }
         await alice.kill()
-        let heldSecond = bob.events().compactMap {
-            $0["event"] as? String == "file_progress" && $0["id"] as? String == secondID ? $0["bytes"] as? Int : nil
-        }.max() ?? 0
+        let heldSecond = bob.progress(secondID).max() ?? 0
         #expect(heldSecond < contents.count, "the second copy arrived before the cut; the test proves nothing")
         try await bob.expect("closed", ["peer": "alice"])
         alice = try Person("alice", host: 1, on: network, data: root.appendingPathComponent("alice"))
