@@ -1,3 +1,4 @@
+public import Foundation
 public import InvisoStore
 
 extension ChatClient {
@@ -44,6 +45,11 @@ extension ChatClient {
         /// How long the direct listener waits for the peer's candidates before it closes
         /// and the session stays on the relay (30 s).
         public var directCandidatesTimeout: Duration = .seconds(30)
+        /// The folder received files land in (created when the first one is accepted);
+        /// `nil` refuses every incoming file.
+        public var downloads: URL?
+        /// File transfer windows and timings.
+        public var files = FileTransferMachine.Configuration()
 
         /// A configuration for `server` with the defaults above.
         public init(server: ServerEndpoint) {

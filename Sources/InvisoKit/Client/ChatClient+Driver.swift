@@ -15,6 +15,8 @@ extension ChatClient: TimerDriving {
         startRunning()
         startSignaling()
         if store != nil { spawn { [weak self] in await self?.expiryLoop() } }
+        // A resumed session's transfers, before its first actions ask for what is missing.
+        if machine.state == .active { await restoreFiles() }
         let actions = step { $0.start(at: now) }
         spawn { [weak self, drainRequests] in
             for await _ in drainRequests { await self?.drainSubmissions() }
@@ -106,6 +108,7 @@ extension ChatClient: TimerDriving {
             case .send(let item, let path):
                 enqueue(item, on: path)
             case .emit(let event):
+                if await fileEvent(event) { break }
                 continuation.yield(event)
                 if case .closed = event { continuation.finish() }
             case .arm(let timer, let deadline):
@@ -213,9 +216,17 @@ extension ChatClient: TimerDriving {
         let signaling = signaling
         spawn { [weak self] in
             for await _ in doorbell {
-                while let self, let batch = await self.takeQueued(id), !batch.isEmpty {
-                    let (sent, failed) = await Self.send(batch, on: transport, signaling: signaling)
-                    await self.batchEnded(id, sent: sent, failed: failed)
+                while let self {
+                    if let batch = await self.takeQueued(id), !batch.isEmpty {
+                        let (sent, failed) = await Self.send(batch, on: transport, signaling: signaling)
+                        await self.batchEnded(id, sent: sent, failed: failed)
+                    } else if let chunks = await self.takeChunks(id) {
+                        // File chunks go after the session's own frames, a batch at a time.
+                        let result = await transport.send(contentsOf: chunks.frames)
+                        await self.chunkBatchEnded(chunks, failed: result.failure != nil)
+                    } else {
+                        break
+                    }
                 }
             }
         }
@@ -264,6 +275,11 @@ extension ChatClient: TimerDriving {
         return paths[path]!.queued
     }
 
+    private func takeChunks(_ path: ChatSessionMachine.PathID) -> ChunkBatch? {
+        guard paths[path] != nil, !paths[path]!.chunks.isEmpty else { return nil }
+        return paths[path]!.chunks.removeFirst()
+    }
+
     /// Frames sealed with unsaved state were withheld on `path`: the path "refused" them
     /// (with everything still queued there), so the machine queues them again.
     private func refuseUnsaved(_ path: ChatSessionMachine.PathID) async {
@@ -291,12 +307,14 @@ extension ChatClient: TimerDriving {
     func received(_ frame: [UInt8], on path: ChatSessionMachine.PathID, kind: ChatPath) async {
         frameTap?(kind, frame)
         counters.received[path, default: 0] += 1
+        if frame.first == V2FrameType.fileChunk.rawValue { return await receivedChunk(frame) }
         await feed(.frame(frame, path: path))
     }
 
     private func pathEnded(_ path: ChatSessionMachine.PathID) async {
         guard let sender = paths.removeValue(forKey: path) else { return }
         sender.doorbell.finish()
+        for batch in sender.chunks { await chunkBatchEnded(batch, failed: true) }
         await feed(.pathDown(path))
     }
 

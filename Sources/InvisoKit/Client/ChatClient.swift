@@ -106,6 +106,9 @@ public actor ChatClient {
     struct PathSender {
         let transport: any FrameTransport
         var queued: [ChatSessionMachine.Outgoing] = []
+        /// Chunk frames of file transfers, by batch (``FileTransferMachine``): sent after
+        /// the machine's frames and reported to the file machine, not to the session's.
+        var chunks: [ChunkBatch] = []
         let doorbell: AsyncStream<Void>.Continuation
         /// A batch taken from `queued` is being written.
         var sending = false
@@ -117,6 +120,16 @@ public actor ChatClient {
     /// Rung when ``submissions`` has messages for the machine; a child task drains them.
     nonisolated let drainBell: AsyncStream<Void>.Continuation
     let drainRequests: AsyncStream<Void>
+
+    /// The session's file transfers (``ChatClient/sendFile(_:name:)``).
+    var files: FileTransferMachine
+    /// Open files of the transfers under way.
+    var outgoingFiles: [FileTransferID: OutgoingFile] = [:]
+    var incomingFiles: [FileTransferID: IncomingFile] = [:]
+    /// Ids of the file control messages we sent and the peer has not acknowledged.
+    var fileControlIDs: Set<UInt64> = []
+    /// Generation of the file machine's timer (a newer arm outdates an older wake-up).
+    var fileTimerGeneration: UInt64 = 0
 
     /// Waiting for the relay's batch in progress to end (a closing pairing failure lets its
     /// abort frame out first).
@@ -158,6 +171,7 @@ public actor ChatClient {
         self.executorLoop = Self.executorGroup.next()
         self.taskExecutor = EventLoopTaskExecutor(executorLoop)
         self.configuration = configuration
+        self.files = FileTransferMachine(configuration: configuration.files)
         self.store = configuration.isEphemeral ? nil : store
         self.random = AnyGenerator(generator: random)
         self.clock = clock

@@ -13,6 +13,7 @@ public struct ChatError: Error, Hashable, Sendable, CustomStringConvertible {
         case alreadyUsed
         case outboxFull
         case storage
+        case file
         case closed
     }
 
@@ -47,6 +48,9 @@ public struct ChatError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let alreadyUsed = ChatError(.alreadyUsed)
     /// The local store failed (the detail is the store's fixed phrase).
     public static let storage = ChatError(.storage)
+    /// A file could not be read, or the downloads folder written (the detail says which,
+    /// without a path).
+    public static let file = ChatError(.file)
     /// The session is closed.
     public static let closed = ChatError(.closed)
 
@@ -71,6 +75,7 @@ public struct ChatError: Error, Hashable, Sendable, CustomStringConvertible {
             case .alreadyUsed: "the invite was already used: someone joined with it before you; ask for a new one"
             case .outboxFull: "too many messages are waiting for the peer"
             case .storage: "the local store failed"
+            case .file: "the file transfer failed"
             case .closed: "the session is closed"
             }
         return detail.isEmpty ? base : "\(base) (\(detail))"

@@ -28,6 +28,8 @@ public enum ChatEvent: Sendable, Equatable {
     /// The peer's connection to the server dropped (`online: false`: our messages wait in
     /// the outbox) or came back (`true`). Told only once the channel is up.
     case peer(online: Bool)
+    /// A file transfer moved on (v2 sessions).
+    case file(ChatFileEvent)
     /// Something the user should know that does not end the session.
     case warning(ChatWarning)
     /// Something failed; when it ends the session a ``closed(_:)`` follows.

@@ -19,6 +19,8 @@ public enum ChatPayload: Sendable, Hashable {
     /// The name the sender chose to show its peer (Inviso v2 only: the app does not know
     /// this type and would show it as text). 1…64 characters.
     case profile(name: String)
+    /// A file transfer's control message (Inviso v2 only; ``FileControl``).
+    case file(FileControl)
 
     /// The longest name a ``profile(name:)`` carries.
     public static let maxProfileName = 64
@@ -69,6 +71,8 @@ public enum ChatPayload: Sendable, Hashable {
         case "lifetime_reject":
             guard let session = string("sessionId") else { return nil }
             return .lifetimeReject(sessionID: session, reason: string("reason"))
+        case let type where FileControl.types.contains(type):
+            return FileControl(type: type, object).map(ChatPayload.file)
         case "profile":
             guard let name = string("name"), !name.isEmpty, name.count <= maxProfileName else { return nil }
             return .profile(name: name)
@@ -110,6 +114,8 @@ public enum ChatPayload: Sendable, Hashable {
             return Self.serialize(fields)
         case .profile(let name):
             return Self.serialize([("type", .string("profile")), ("name", .string(name))])
+        case .file(let control):
+            return Self.serialize(control.fields)
         }
     }
 

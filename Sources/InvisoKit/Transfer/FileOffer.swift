@@ -109,3 +109,8 @@ public struct FileOffer: Sendable, Equatable {
             key: SecretBytes(bytes[28..<60]))
     }
 }
+
+extension FileOffer: Hashable {
+    /// Hashes the transfer id (equal offers have equal ids).
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+}

@@ -18,23 +18,36 @@ import Synchronization
 /// instead of being dropped. ``close()`` ends this transport but leaves the signaling
 /// connection to its owner.
 public final class RelayTransport: FrameTransport {
-    /// How fast frames may leave: at most `burst` at once, then `messagesPerSecond`.
+    /// How fast frames may leave: at most `burst` at once, then `messagesPerSecond`; and
+    /// at most `byteBurst` bytes at once, then `bytesPerSecond`.
     public struct Pacing: Sendable, Hashable {
         /// The sustained rate.
         public var messagesPerSecond: Double
         /// The most frames sent without waiting.
         public var burst: Double
+        /// The sustained byte rate.
+        public var bytesPerSecond: Double
+        /// The most bytes sent without waiting.
+        public var byteBurst: Double
 
-        /// A pacing; both values must be positive.
-        public init(messagesPerSecond: Double, burst: Double) {
-            precondition(messagesPerSecond > 0 && burst >= 1, "pacing needs a positive rate and a burst of at least 1")
+        /// A pacing; every value must be positive.
+        public init(
+            messagesPerSecond: Double, burst: Double, bytesPerSecond: Double = .infinity, byteBurst: Double = .infinity
+        ) {
+            precondition(
+                messagesPerSecond > 0 && burst >= 1 && bytesPerSecond > 0 && byteBurst >= 1,
+                "pacing needs positive rates and bursts of at least 1")
             self.messagesPerSecond = messagesPerSecond
             self.burst = burst
+            self.bytesPerSecond = bytesPerSecond
+            self.byteBurst = byteBurst
         }
 
-        /// Below the server's default limits (50/s, burst 200), leaving room for the
-        /// signaling messages the same socket sends.
-        public static let serverDefault = Pacing(messagesPerSecond: 40, burst: 150)
+        /// Below the server's default limits (50 messages/s, burst 200 per socket; 1 MiB/s,
+        /// burst 8 MiB per room), leaving room for the signaling messages the same socket
+        /// sends and for the peer's frames in the same room.
+        public static let serverDefault = Pacing(
+            messagesPerSecond: 40, burst: 150, bytesPerSecond: 896 * 1_024, byteBurst: 4 * 1_048_576)
     }
 
     /// Always ``ChatPath/relay``.
@@ -46,7 +59,14 @@ public final class RelayTransport: FrameTransport {
     private let signaling: SignalingClient
     private let pacing: Pacing
     private let clock: any InvisoClock
-    private let state: Mutex<(closed: Bool, tokens: Double, refilledAt: ClockInstant?)>
+    private let state: Mutex<PacingState>
+
+    private struct PacingState {
+        var closed = false
+        var tokens: Double
+        var byteTokens: Double
+        var refilledAt: ClockInstant?
+    }
 
     /// A relay path over `signaling`.
     ///
@@ -58,7 +78,7 @@ public final class RelayTransport: FrameTransport {
         self.signaling = signaling
         self.pacing = pacing
         self.clock = clock
-        state = Mutex((false, pacing.burst, nil))
+        state = Mutex(PacingState(tokens: pacing.burst, byteTokens: pacing.byteBurst))
         (incoming, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
     }
 
@@ -94,8 +114,22 @@ public final class RelayTransport: FrameTransport {
                 guard state.tokens >= 1 else {
                     return .wait(.milliseconds(Int(((1 - state.tokens) / pacing.messagesPerSecond * 1_000).rounded(.up))))
                 }
-                let count = min(remaining, Int(state.tokens.rounded(.down)))
+                // Whole frames within the byte budget; a frame larger than the burst goes
+                // alone once the bucket is full.
+                var count = 0
+                var bytes = 0.0
+                while count < min(remaining, Int(state.tokens.rounded(.down))) {
+                    let size = Double(frames[sent + count].count)
+                    guard bytes + size <= state.byteTokens || (count == 0 && state.byteTokens >= pacing.byteBurst) else { break }
+                    bytes += size
+                    count += 1
+                }
+                guard count > 0 else {
+                    let missing = min(Double(frames[sent].count), pacing.byteBurst) - state.byteTokens
+                    return .wait(.milliseconds(max(1, Int((missing / pacing.bytesPerSecond * 1_000).rounded(.up)))))
+                }
                 state.tokens -= Double(count)
+                state.byteTokens -= bytes
                 return .send(count)
             }
             switch grant {
@@ -120,11 +154,12 @@ public final class RelayTransport: FrameTransport {
     }
 
     /// Adds the tokens earned since the last refill.
-    private func refill(_ state: inout (closed: Bool, tokens: Double, refilledAt: ClockInstant?)) {
+    private func refill(_ state: inout PacingState) {
         let current = clock.now
         if let last = state.refilledAt {
             let elapsed = Double(last.duration(to: current) / .milliseconds(1)) / 1_000
             state.tokens = min(pacing.burst, state.tokens + elapsed * pacing.messagesPerSecond)
+            state.byteTokens = min(pacing.byteBurst, state.byteTokens + elapsed * pacing.bytesPerSecond)
         }
         state.refilledAt = current
     }

@@ -5,6 +5,7 @@
 /// | `0x01` | CPace message | `lv_cat(Y, AD)` with AD empty: `0x20 ‖ Y (32) ‖ 0x00` |
 /// | `0x02` | Noise handshake message | the `XXpsk3` message (48, 129 or 64 bytes) |
 /// | `0x03` | ratchet message | a libsignal `SignalMessage` (version 3) |
+/// | `0x04` | file chunk | ``FileChunkFrame``: transfer id ‖ index ‖ chunk sealed under the offer's key |
 /// | `0x7F` | abort | one reason byte: `0x01` = pairing failed |
 ///
 /// Drivers use it to route: handshake frames to ``V2Pairing``, ratchet frames to the
@@ -16,6 +17,8 @@ public enum V2FrameType: UInt8, Sendable, Hashable {
     case handshake = 0x02
     /// A Double Ratchet message.
     case ratchet = 0x03
+    /// A chunk of a file transfer (``FileChunkFrame``), handled beside the session machine.
+    case fileChunk = 0x04
     /// The peer gave up the pairing.
     case abort = 0x7F
 

@@ -72,6 +72,7 @@ enum ChatCommandLine {
             options.json = false
             options.noDirect = false
             options.linger = 30
+            options.downloads = nil
             naming.ephemeral = false
             naming.name = nil
             naming.displayName = nil
@@ -105,6 +106,7 @@ enum ChatCommandLine {
                 switch key {
                 case "--server": guard let value = value() else { return nil }; options.server = value
                 case "--data": guard let value = value() else { return nil }; options.data = value
+                case "--downloads": guard let value = value() else { return nil }; options.downloads = value
                 case "--name" where !resume: guard let value = value() else { return nil }; naming.name = value
                 case "--as" where !resume: guard let value = value() else { return nil }; naming.displayName = value
                 case "--linger":

@@ -50,6 +50,37 @@ enum ChatEventJSON {
             return JSONLines.object(["event": .string("message"), "id": id, "kind": .string("lifetime")])
         case .profile(let name):
             return JSONLines.object(["event": .string("peer_name"), "name": .string(name)])
+        case .file:
+            return JSONLines.object(["event": .string("message"), "id": id, "kind": .string("file")])
+        }
+    }
+
+    /// A file transfer's event.
+    static func file(_ event: ChatFileEvent) -> String {
+        func id(_ id: String) -> JSONValue { .string(id) }
+        switch event {
+        case .offered(let file), .incoming(let file):
+            let name = if case .offered = event { "file_offered" } else { "file_offer" }
+            return JSONLines.object([
+                "event": .string(name), "id": id(file.id), "name": .string(file.name), "size": .int(Int(clamping: file.size)),
+            ])
+        case .progress(let transfer, let bytes, let total, let sending):
+            return JSONLines.object([
+                "event": .string("file_progress"), "id": id(transfer), "bytes": .int(Int(clamping: bytes)),
+                "total": .int(Int(clamping: total)), "direction": .string(sending ? "send" : "receive"),
+            ])
+        case .received(let transfer, let path, let sha256):
+            return JSONLines.object([
+                "event": .string("file_received"), "id": id(transfer), "path": .string(path), "sha256": .string(sha256),
+            ])
+        case .sent(let transfer, let verified):
+            return JSONLines.object(["event": .string("file_sent"), "id": id(transfer), "verified": .bool(verified)])
+        case .refused(let transfer):
+            return JSONLines.object(["event": .string("file_refused"), "id": id(transfer)])
+        case .cancelled(let transfer, let byPeer):
+            return JSONLines.object(["event": .string("file_cancelled"), "id": id(transfer), "by_peer": .bool(byPeer)])
+        case .failed(let transfer, let reason):
+            return JSONLines.object(["event": .string("file_failed"), "id": id(transfer), "reason": .string(reason)])
         }
     }
 

@@ -31,6 +31,9 @@ struct ChatOptions: ParsableArguments {
     @Option(help: "Seconds to wait, after end of input, for the peer to acknowledge what was sent.")
     var linger: Int = 30
 
+    @Option(help: "Where received files go (default: ~/Downloads when it exists, else the current directory).")
+    var downloads: String?
+
     /// The data directory.
     var directory: URL { DataDirectory.url(data) }
 
@@ -39,7 +42,22 @@ struct ChatOptions: ParsableArguments {
         var configuration = ChatClient.Configuration(server: try ServerAddress.resolve(flag: server, environment: environment))
         configuration.isEphemeral = ephemeral
         if let name { configuration.name = name }
+        configuration.downloads = downloadsFolder(environment: environment)
+        if noDirect { configuration.direct = nil }
         return configuration
+    }
+
+    /// `--downloads`, else `~/Downloads` when it exists, else the current directory.
+    func downloadsFolder(environment: [String: String]) -> URL {
+        if let downloads { return URL(fileURLWithPath: downloads, isDirectory: true).standardizedFileURL }
+        if let home = environment["HOME"] {
+            let folder = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent("Downloads", isDirectory: true)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                return folder
+            }
+        }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
     }
 
     /// The store, created when missing (its key file with mode 0600, or from

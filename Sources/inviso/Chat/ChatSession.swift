@@ -125,6 +125,17 @@ struct ChatLoop {
     private var leaveAsked = false
     /// The user marked the peer verified (`/verified`) after comparing safety numbers.
     private var userVerified = false
+    /// File transfers under way, by id: for progress lines and the status line.
+    private var transfers: [String: TransferShown] = [:]
+
+    struct TransferShown {
+        var name: String
+        var total: UInt64
+        var bytes: UInt64 = 0
+        var sending: Bool
+        /// The last tenth printed in plain mode.
+        var shownTenth = 0
+    }
     /// Plain ASCII on screen (`--no-unicode`, `TERM=dumb`).
     var ascii = false
     /// Lines shown once the chat starts (a resumed session's last messages).
@@ -315,10 +326,65 @@ struct ChatLoop {
                 show("* " + Self.describe(reason, sessionID: await client.sessionID))
             }
             return true
+        case .file(let file):
+            fileEvent(file)
+            await leaveIfDone()
         case .state, .transportCandidates:
             break
         }
         return false
+    }
+
+    /// A file transfer's event: a JSON line, a line for people, the status line.
+    private mutating func fileEvent(_ event: ChatFileEvent) {
+        if mode == .script { emit(ChatEventJSON.file(event)) }
+        switch event {
+        case .offered(let file):
+            transfers[file.id] = TransferShown(name: TerminalText.sanitized(file.name), total: file.size, sending: true)
+            show("* offered \(TerminalText.sanitized(file.name)) (\(Self.size(file.size))); waiting for your peer to accept [\(file.id.prefix(8))]")
+        case .incoming(let file):
+            transfers[file.id] = TransferShown(name: TerminalText.sanitized(file.name), total: file.size, sending: false)
+            show("* \(peerLabel) offers \(TerminalText.sanitized(file.name)) (\(Self.size(file.size))): /accept or /refuse [\(file.id.prefix(8))]")
+        case .progress(let id, let bytes, let total, _):
+            guard var shown = transfers[id] else { break }
+            shown.bytes = bytes
+            let tenth = total == 0 ? 10 : Int(bytes * 10 / total)
+            if mode == .plain, tenth > shown.shownTenth, tenth < 10 {
+                show("* \(shown.name): \(tenth * 10) % (\(Self.size(bytes)) of \(Self.size(total)))")
+            }
+            shown.shownTenth = max(shown.shownTenth, tenth)
+            transfers[id] = shown
+        case .received(let id, let path, let sha256):
+            transfers[id] = nil
+            show("* received \(TerminalText.sanitized(path)) (SHA-256 \(sha256.prefix(16))…, checked)")
+        case .sent(let id, let verified):
+            let name = transfers.removeValue(forKey: id)?.name ?? id.prefix(8).description
+            show(verified ? "* \(name) was delivered; your peer checked its SHA-256" : "* \(name) arrived damaged and was discarded")
+        case .refused(let id):
+            let name = transfers.removeValue(forKey: id)?.name ?? id.prefix(8).description
+            show("* your peer refused \(name)")
+        case .cancelled(let id, let byPeer):
+            let name = transfers.removeValue(forKey: id)?.name ?? id.prefix(8).description
+            show(byPeer ? "* your peer cancelled \(name)" : "* cancelled \(name)")
+        case .failed(let id, let reason):
+            let name = transfers.removeValue(forKey: id)?.name ?? id.prefix(8).description
+            show("* \(name) failed: \(reason)")
+            if mode == .script { exitCode = 1 }
+        }
+        updateStatus()
+    }
+
+    /// A byte count for people.
+    static func size(_ bytes: UInt64) -> String {
+        if bytes < 1_024 { return "\(bytes) B" }
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes) / 1_024
+        var unit = 0
+        while value >= 1_024, unit < units.count - 1 {
+            value /= 1_024
+            unit += 1
+        }
+        return String(format: value < 10 ? "%.1f %@" : "%.0f %@", value, units[unit])
     }
 
     private mutating func becameConnected(_ security: ChatSecurity, path: ChatPath) {
@@ -417,6 +483,15 @@ struct ChatLoop {
                 guard let proposed else { throw CLIError("no lifetime proposal to \(command)") }
                 if command == "accept" { try await client.acceptLifetime(proposed) } else { try await client.rejectLifetime() }
                 self.proposed = nil
+            case "send":
+                guard let path = object["path"] as? String, !path.isEmpty else { throw CLIError("send needs a \"path\"") }
+                try await client.sendFile(URL(fileURLWithPath: path), name: object["name"] as? String)
+            case "accept_file":
+                try await client.acceptFile(object["id"] as? String)
+            case "refuse_file":
+                try await client.refuseFile(object["id"] as? String)
+            case "cancel_file":
+                try await client.cancelFile(object["id"] as? String)
             case "leave":
                 await leave()
             default:
@@ -430,6 +505,7 @@ struct ChatLoop {
     private mutating func command(_ line: String) async {
         let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
         let argument = parts.count > 1 ? parts[1].trimmingSpaces() : ""
+        let offerWaits = !(await client.pendingFileOffers.isEmpty)
         do {
             switch parts[0] {
             case "/verify":
@@ -467,19 +543,48 @@ struct ChatLoop {
                 try await client.proposeLifetime(lifetime)
                 show("* proposed that messages \(Self.describe(lifetime)); your peer accepts or rejects")
             case "/accept":
+                // A file offer (named by its id, or the only one) before a lifetime proposal.
+                if !argument.isEmpty || (proposed == nil && offerWaits) {
+                    try await client.acceptFile(argument.isEmpty ? nil : argument)
+                    return
+                }
                 guard let proposed else {
                     show("* nothing to accept")
                     return
                 }
                 try await client.acceptLifetime(proposed)
                 self.proposed = nil
+            case "/refuse":
+                try await client.refuseFile(argument.isEmpty ? nil : argument)
+                show("* refused")
             case "/reject":
+                if !argument.isEmpty || (proposed == nil && offerWaits) {
+                    try await client.refuseFile(argument.isEmpty ? nil : argument)
+                    show("* refused")
+                    return
+                }
                 guard proposed != nil else {
                     show("* nothing to reject")
                     return
                 }
                 try await client.rejectLifetime()
                 proposed = nil
+            case "/send":
+                guard !argument.isEmpty else {
+                    show("* usage: /send PATH")
+                    return
+                }
+                try await client.sendFile(URL(fileURLWithPath: Self.expandingTilde(argument)))
+            case "/cancel":
+                try await client.cancelFile(argument.isEmpty ? nil : argument)
+            case "/files":
+                let all = await client.fileTransfers + (await client.pendingFileOffers)
+                if all.isEmpty { show("* no file transfers") }
+                for file in all {
+                    let shown = transfers[file.id]
+                    let percent = file.size == 0 ? 100 : Int((shown?.bytes ?? 0) * 100 / file.size)
+                    show("* \(file.id.prefix(8)) \(file.sending ? "sending" : "receiving") \(TerminalText.sanitized(file.name)) \(Self.size(file.size)) \(percent) %")
+                }
             case "/leave", "/quit":
                 // Leaving wipes the keys for good: asked twice. Ctrl-C detaches instead.
                 guard leaveAsked else {
@@ -489,7 +594,7 @@ struct ChatLoop {
                 }
                 await leave()
             case "/help":
-                show("* /verify  /verified  /rename NAME  /lifetime 1h|6h|1d|7d|30d|ephemeral  /accept  /reject  /leave (for good)  //text sends /text  Ctrl-C detaches")
+                show("* /verify  /verified  /rename NAME  /lifetime 1h|6h|1d|7d|30d|ephemeral  /accept [ID]  /reject  /send PATH  /refuse [ID]  /cancel [ID]  /files  /leave (for good)  //text sends /text  Ctrl-C detaches")
             default:
                 show("* unknown command \(TerminalText.sanitized(parts[0])) (try /help)")
             }
@@ -504,6 +609,11 @@ struct ChatLoop {
     /// `--linger` has passed since then.
     private mutating func leaveIfDone() async {
         guard inputEnded, !leaving, connected else { return }
+        // A file under way keeps the chat open (and the linger starts after it).
+        if !(await client.fileTransfers.isEmpty) {
+            lingerDeadline = nil
+            return
+        }
         if lingerDeadline == nil {
             lingerDeadline = .now + linger
             let continuation = self.continuation
@@ -562,7 +672,11 @@ struct ChatLoop {
         guard var screen, let security, let path else { return }
         let status = ChatStatusLine(
             state: .secure(verified: security.isVerified || userVerified, path: path == .direct ? .direct : .relay), ascii: ascii)
-        write(screen.setStatus(status.text, input: editor))
+        let files = transfers.values.sorted { $0.name < $1.name }.map { shown in
+            let percent = shown.total == 0 ? 100 : Int(shown.bytes * 100 / shown.total)
+            return "\(shown.sending ? (ascii ? "^" : "↑") : (ascii ? "v" : "↓")) \(shown.name) \(percent)%"
+        }
+        write(screen.setStatus(([status.text] + files).joined(separator: "  "), input: editor))
         self.screen = screen
     }
 
@@ -633,6 +747,13 @@ struct ChatLoop {
         case .voice(let duration, _, _, _): "[voice message, \(Int(duration.rounded())) s]"
         case .lifetimeProposal, .lifetimeAccept, .lifetimeReject: "[lifetime change]"
         case .profile(let name): "[name: \(name)]"
+        case .file: "[file transfer]"
         }
+    }
+
+    /// `~/x` with the home directory.
+    static func expandingTilde(_ path: String) -> String {
+        guard path.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] else { return path }
+        return home + path.dropFirst()
     }
 }
