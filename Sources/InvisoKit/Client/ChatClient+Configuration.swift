@@ -36,6 +36,9 @@ extension ChatClient {
         public var signaling: SignalingTiming = SignalingTiming()
         /// The relay path's send pacing (below the server's per-socket limit).
         public var relayPacing = RelayTransport.Pacing.serverDefault
+        /// Whether the relay paces by the limits the server announces in its greeting
+        /// (``RelayTransport/adopt(_:)``) instead of ``relayPacing``, once it announced them.
+        public var relayPacingFollowsServer = true
         /// The message layer's windows and limits.
         public var reliable = ReliableLink.Configuration()
         /// The direct TCP path, tried once the channel is secured (listening on every IPv4

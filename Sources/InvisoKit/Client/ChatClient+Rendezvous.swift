@@ -58,8 +58,9 @@ extension ChatClient {
         case .serverError(let text):
             // One of the server's fixed messages (`docs/server.md`): no ids, no content.
             logger.debug("server refused a signaling message", metadata: ["error": "\(text)"])
-        case .connected:
+        case .connected(_, let limits):
             logger.debug("signaling connected")
+            if let limits, configuration.relayPacingFollowsServer { relay?.adopt(limits) }
         case .joined, .reconnecting:
             break
         }

@@ -4,7 +4,8 @@ public import InvisoWire
 public enum SignalingEvent: Sendable, Equatable {
     /// The WebSocket is open and the server greeted it (`connected`); after a reconnect
     /// the active room is rejoined and watched codes are watched again automatically.
-    case connected(clientID: String)
+    /// `limits` are the server's relay limits, when it announces them.
+    case connected(clientID: String, limits: RelayLimits? = nil)
     /// The server seated this device (`room_joined`).
     case joined(roomID: String, userCount: Int, isInitiator: Bool)
     /// Both members are present (`room_ready`); the creator is the initiator.

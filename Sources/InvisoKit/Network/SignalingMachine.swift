@@ -325,10 +325,10 @@ public struct SignalingMachine: Sendable {
         if opcode == .binary { return [.emit(.binary(bytes))] }
         guard let message = try? ServerMessage.parse(bytes) else { return [] }
         switch message {
-        case .connected(let clientID, _):
+        case .connected(let clientID, _, let limits):
             phase = .open(greeted: true)
             attempt = 0
-            var actions: [Action] = [.emit(.connected(clientID: clientID))]
+            var actions: [Action] = [.emit(.connected(clientID: clientID, limits: limits))]
             if let room = activeRoom { actions.append(.send(.joinRoom(roomID: room.roomID, deviceID: room.deviceID))) }
             for (code, device) in watched.sorted(by: { $0.key < $1.key }) {
                 actions.append(.send(.watchCode(joinID: code, client1: device)))

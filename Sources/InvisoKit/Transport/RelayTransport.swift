@@ -1,4 +1,5 @@
 public import InvisoTime
+public import InvisoWire
 import Synchronization
 
 /// The relay path: opaque frames carried as binary WebSocket messages through the
@@ -57,7 +58,7 @@ public final class RelayTransport: FrameTransport {
 
     private let continuation: AsyncStream<[UInt8]>.Continuation
     private let signaling: SignalingClient
-    private let pacing: Pacing
+    private let pacing: Mutex<Pacing>
     private let clock: any InvisoClock
     private let state: Mutex<PacingState>
 
@@ -76,7 +77,7 @@ public final class RelayTransport: FrameTransport {
     ///   - clock: Measures the refill and waits for it; a manual clock in tests.
     public init(signaling: SignalingClient, pacing: Pacing = .serverDefault, clock: any InvisoClock = SystemClock()) {
         self.signaling = signaling
-        self.pacing = pacing
+        self.pacing = Mutex(pacing)
         self.clock = clock
         state = Mutex(PacingState(tokens: pacing.burst, byteTokens: pacing.byteBurst))
         (incoming, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
@@ -108,9 +109,10 @@ public final class RelayTransport: FrameTransport {
                 return FrameBatchResult(sent: sent, failure: state.withLock({ $0.closed }) ? .closed : .notConnected)
             }
             let remaining = frames.count - sent
+            let pacing = self.pacing.withLock { $0 }
             let grant: Grant = state.withLock { state in
                 guard !state.closed else { return .closed }
-                refill(&state)
+                refill(&state, pacing)
                 guard state.tokens >= 1 else {
                     return .wait(.milliseconds(Int(((1 - state.tokens) / pacing.messagesPerSecond * 1_000).rounded(.up))))
                 }
@@ -154,7 +156,7 @@ public final class RelayTransport: FrameTransport {
     }
 
     /// Adds the tokens earned since the last refill.
-    private func refill(_ state: inout PacingState) {
+    private func refill(_ state: inout PacingState, _ pacing: Pacing) {
         let current = clock.now
         if let last = state.refilledAt {
             let elapsed = Double(last.duration(to: current) / .milliseconds(1)) / 1_000
@@ -162,6 +164,20 @@ public final class RelayTransport: FrameTransport {
             state.byteTokens = min(pacing.byteBurst, state.byteTokens + elapsed * pacing.bytesPerSecond)
         }
         state.refilledAt = current
+    }
+
+    /// Paces below the limits the server announced (``RelayLimits``): 80 % of its message
+    /// rate and burst (the same socket sends signaling messages too), and 45 % of the
+    /// room's byte rate and burst (the peer's frames share the room's quota).
+    public func adopt(_ limits: RelayLimits) {
+        let adopted = Pacing(
+            messagesPerSecond: max(1, limits.messagesPerSecond * 0.8), burst: max(1, limits.messageBurst * 0.8),
+            bytesPerSecond: max(1, limits.roomBytesPerSecond * 0.45), byteBurst: max(1, limits.roomByteBurst * 0.45))
+        pacing.withLock { $0 = adopted }
+        state.withLock { state in
+            state.tokens = min(state.tokens, adopted.burst)
+            state.byteTokens = min(state.byteTokens, adopted.byteBurst)
+        }
     }
 
     /// What the token bucket allows now.

@@ -88,6 +88,7 @@ public struct ServerLimits: Sendable, Equatable {
         limits.closeAfterRefused = socketCloseAfterRefused
         limits.roomBytesPerSecond = roomRelayBytesPerSecond
         limits.roomByteBurst = roomRelayByteBurst
+        limits.maxMessageBytes = webSocketMessageBytes
         return limits
     }
 

@@ -49,6 +49,15 @@ struct SignalingLimits: Sendable, Equatable {
     var roomByteBurst: Double = 8_388_608
     /// Join codes one socket may watch at once.
     var watchesPerConnection = 8
+    /// The largest WebSocket message (announced; the socket layer enforces it).
+    var maxMessageBytes = 64 * 1024
+
+    /// What `connected` announces (``RelayLimits``).
+    var announced: RelayLimits {
+        RelayLimits(
+            messagesPerSecond: messagesPerSecond, messageBurst: messageBurst, roomBytesPerSecond: roomBytesPerSecond,
+            roomByteBurst: roomByteBurst, maxMessageBytes: maxMessageBytes)
+    }
 }
 
 /// The signaling server's room logic as a value-type state machine: inputs are socket
@@ -103,7 +112,7 @@ struct SignalingState: Sendable {
         if isShuttingDown { return [.close(id, code: 1001, reason: "server shutting down")] }
         connections[id] = Connection(
             clientID: clientID, bucket: TokenBucket(rate: limits.messagesPerSecond, burst: limits.messageBurst))
-        return [.send(id, .connected(clientID: clientID, server: ServerMessage.serverName))]
+        return [.send(id, .connected(clientID: clientID, server: ServerMessage.serverName, limits: limits.announced))]
     }
 
     /// A socket closed: free its seat and tell the other member `peer_disconnected`.

@@ -1,8 +1,9 @@
 /// A message from the signaling server to a client, with the field names and order the
 /// Node server (apptrackit/chat-server) sends and the iOS app reads.
 public enum ServerMessage: Sendable, Equatable {
-    /// `connected {clientId, server}`: first frame on every socket.
-    case connected(clientID: String, server: String)
+    /// `connected {clientId, server}`: first frame on every socket; Inviso servers add
+    /// their relay `limits` (``RelayLimits``).
+    case connected(clientID: String, server: String, limits: RelayLimits? = nil)
     /// `room_joined {roomId, userCount, isInitiator, ready}`.
     case roomJoined(roomID: String, userCount: Int, isInitiator: Bool, ready: Bool)
     /// `room_ready {roomId, message, userCount: 2, isInitiator}`: to both members.
@@ -51,8 +52,10 @@ public enum ServerMessage: Sendable, Equatable {
     /// The JSON object of this message.
     public var object: JSONObject {
         switch self {
-        case .connected(let client, let server):
-            JSONObject([("type", .string("connected")), ("clientId", .string(client)), ("server", .string(server))])
+        case .connected(let client, let server, let limits):
+            JSONObject(
+                [("type", .string("connected")), ("clientId", .string(client)), ("server", .string(server))]
+                    + (limits.map { [("limits", $0.json)] } ?? []))
         case .roomJoined(let room, let count, let initiator, let ready):
             JSONObject([
                 ("type", .string("room_joined")), ("roomId", .string(room)), ("userCount", .integer(count)),
@@ -100,7 +103,9 @@ public enum ServerMessage: Sendable, Equatable {
         let flag = { (key: String) in object[key]?.boolValue }
         switch string("type") {
         case "connected":
-            if let client = string("clientId") { return .connected(clientID: client, server: string("server") ?? "") }
+            if let client = string("clientId") {
+                return .connected(clientID: client, server: string("server") ?? "", limits: RelayLimits(object["limits"]))
+            }
         case "room_joined":
             if let room = string("roomId"), let count = object["userCount"]?.integerValue,
                 let initiator = flag("isInitiator")

@@ -93,6 +93,8 @@ struct BenchChat: AsyncParsableCommand {
         var configuration = ChatClient.Configuration(server: endpoint)
         configuration.isEphemeral = true
         configuration.relayPacing = pacing
+        // The figures are for this pacing, whatever the bench server announces.
+        configuration.relayPacingFollowsServer = false
         if path == .relay {
             configuration.direct = nil
         } else {

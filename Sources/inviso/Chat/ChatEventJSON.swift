@@ -84,6 +84,11 @@ enum ChatEventJSON {
         }
     }
 
+    /// An error of `inviso send` / `receive`.
+    static func fileError(_ text: String) -> String {
+        JSONLines.object(["event": .string("error"), "error": .string(text)])
+    }
+
     static func lifetimeProposed(_ lifetime: String) -> String {
         JSONLines.object(["event": .string("lifetime_proposed"), "lifetime": .string(lifetime)])
     }

@@ -46,6 +46,16 @@ struct ServeCommand: AsyncParsableCommand {
         help: "TURN/STUN URL handed out with credentials (repeatable, or comma-separated in the variable). [INVISO_TURN_URL]")
     var turnURL: [String] = []
 
+    @Option(
+        name: .customLong("relay-rate"),
+        help: "MiB per second one room may relay (files and messages; bursts up to 8 s of it). [INVISO_RELAY_RATE, default 1]")
+    var relayRate: Double?
+
+    @Option(
+        name: .customLong("message-rate"),
+        help: "Messages per second one socket may send (bursts up to 4 s of it). [INVISO_MESSAGE_RATE, default 50]")
+    var messageRate: Double?
+
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical. [INVISO_LOG_LEVEL, default info]")
     var logLevel: String?
 

@@ -19,6 +19,9 @@ struct ServeSettings {
     var turn: TURNConfiguration?
     var logLevel: Logger.Level
     var jsonLogs: Bool
+    /// MiB/s per room, and messages/s per socket (`nil`: the defaults).
+    var relayRate: Double?
+    var messageRate: Double?
 
     init(command: ServeCommand, environment: [String: String]) throws {
         func value(_ option: String?, _ variable: String) -> String? {
@@ -62,6 +65,16 @@ struct ServeSettings {
             throw CLIError("--turn-secret and --turn-url go together")
         }
         turn = try turnSecret.map { try TURNConfiguration(secret: $0, urls: turnURLs) }
+
+        func rate(_ option: Double?, _ variable: String, _ name: String) throws -> Double? {
+            guard let text = option.map({ "\($0)" }) ?? value(nil, variable) else { return nil }
+            guard let rate = Double(text), rate.isFinite, rate > 0, rate <= 1_000_000 else {
+                throw CLIError("\(name) must be a positive number")
+            }
+            return rate
+        }
+        relayRate = try rate(command.relayRate, "INVISO_RELAY_RATE", "--relay-rate")
+        messageRate = try rate(command.messageRate, "INVISO_MESSAGE_RATE", "--message-rate")
 
         let level = value(command.logLevel, "INVISO_LOG_LEVEL") ?? "info"
         guard let logLevel = Logger.Level(rawValue: level) else { throw CLIError("unknown log level \(level)") }
@@ -118,6 +131,14 @@ struct ServeSettings {
             "connection cap", metadata: ["max": "\(configuration.limits.maxConnections.map(String.init) ?? "none")"])
         configuration.tls = tls
         configuration.turn = turn
+        if let relayRate {
+            configuration.limits.roomRelayBytesPerSecond = relayRate * 1_048_576
+            configuration.limits.roomRelayByteBurst = relayRate * 8 * 1_048_576
+        }
+        if let messageRate {
+            configuration.limits.socketMessagesPerSecond = messageRate
+            configuration.limits.socketMessageBurst = messageRate * 4
+        }
         let store: any RoomStore
         var bus: (any SignalingBus)?
         var services: [any Service] = []
