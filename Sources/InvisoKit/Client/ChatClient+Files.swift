@@ -160,16 +160,9 @@ extension ChatClient {
     private func sendFileControl(_ control: FileControl) async {
         guard machine != nil else { return }
         let time = now
-        var id: UInt64 = 0
-        guard
-            let actions = try? step({ machine throws(ChatError) in
-                let sent = try machine.send(.file(control), at: time)
-                id = sent.id
-                return sent.actions
-            })
-        else { return }
-        // Its ack is no news for the app.
-        fileControlIDs.insert(id)
+        guard let actions = try? step({ machine throws(ChatError) in try machine.send(.file(control), at: time).actions }) else {
+            return
+        }
         await perform(actions)
     }
 
@@ -218,8 +211,6 @@ extension ChatClient {
     /// Returns whether `event` was consumed.
     func fileEvent(_ event: ChatEvent) async -> Bool {
         switch event {
-        case .delivered(let id):
-            return fileControlIDs.remove(id) != nil
         case .message(_, .file(let control)):
             await runFiles(.control(control))
             return true

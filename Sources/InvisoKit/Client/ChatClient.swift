@@ -126,8 +126,6 @@ public actor ChatClient {
     /// Open files of the transfers under way.
     var outgoingFiles: [FileTransferID: OutgoingFile] = [:]
     var incomingFiles: [FileTransferID: IncomingFile] = [:]
-    /// Ids of the file control messages we sent and the peer has not acknowledged.
-    var fileControlIDs: Set<UInt64> = []
     /// Generation of the file machine's timer (a newer arm outdates an older wake-up).
     var fileTimerGeneration: UInt64 = 0
 

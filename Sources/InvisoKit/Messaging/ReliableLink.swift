@@ -162,6 +162,13 @@ public struct ReliableLink: Sendable {
     /// How many messages wait for the peer's ack.
     public var unacknowledgedCount: Int { outbox.count - outboxStart }
 
+    /// The payload of unacknowledged message `seq`, or `nil` when it is not in the outbox.
+    public func unacknowledgedPayload(_ seq: UInt64) -> [UInt8]? {
+        guard seq > peerAck, seq < nextSeq else { return nil }
+        let index = outboxStart + Int(seq - peerAck - 1)
+        return index < outbox.count ? outbox[index].payload : nil
+    }
+
     /// How many more messages ``enqueue(contentsOf:)`` takes before it refuses.
     public var room: Int { max(0, configuration.outboxLimit - unacknowledgedCount) }
 

@@ -22,6 +22,14 @@ public enum ChatPayload: Sendable, Hashable {
     /// A file transfer's control message (Inviso v2 only; ``FileControl``).
     case file(FileControl)
 
+    /// Whether `plaintext` is a file transfer's control message (``file(_:)``), without
+    /// parsing it: its JSON starts with its type.
+    static func isFileControl(_ plaintext: [UInt8]) -> Bool {
+        plaintext.starts(with: fileControlPrefix)
+    }
+
+    private static let fileControlPrefix = Array(#"{"type":"file_"#.utf8)
+
     /// The longest name a ``profile(name:)`` carries.
     public static let maxProfileName = 64
 

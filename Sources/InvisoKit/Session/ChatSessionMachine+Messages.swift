@@ -97,6 +97,11 @@ extension ChatSessionMachine {
         switch record {
         case .ack(let ack):
             let acknowledged: ClosedRange<UInt64>?
+            // File transfers' control messages are not the user's: their acks are no news
+            // (a resumed session's included, whose driver no longer knows their ids).
+            let controls = ack > link.peerAck && ack < link.nextSeq
+                ? Set(((link.peerAck + 1)...ack).filter { link.unacknowledgedPayload($0).map(ChatPayload.isFileControl) ?? false })
+                : []
             do {
                 acknowledged = try link.acknowledge(ack)
             } catch {
@@ -110,7 +115,7 @@ extension ChatSessionMachine {
             staleAckSinceProgress = false
             ackProgressed(at: time, &actions)
             if configuration.persists { actions.append(.markDelivered(acknowledged)) }
-            for id in acknowledged { actions.append(.emit(.delivered(id: id))) }
+            for id in acknowledged where !controls.contains(id) { actions.append(.emit(.delivered(id: id))) }
         case .data(let seq, let payload):
             guard channel?.carriesAcknowledgements == true else {
                 deliver(id: seq, plaintext: payload, &actions)
