@@ -220,7 +220,7 @@ struct V2PairingTests {
         // Junk of no v2 type is malformed, and also changes nothing.
         var fresh = V2Link()
         fresh.start()
-        for junk: [UInt8] in [[], [0x00], [0x04, 1, 2], [0x7F], [0x7F, 1, 2]] {
+        for junk: [UInt8] in [[], [0x00], [0x05, 1, 2], [0x7F], [0x7F, 1, 2]] {
             #expect(throws: V2Error.malformedFrame) { try fresh.joiner.receive(junk) }
         }
         fresh.run()

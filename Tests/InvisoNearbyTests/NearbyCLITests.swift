@@ -243,7 +243,7 @@ import Testing
         await network.stop()
     }
 
-    /// A 50 MiB file from alice to bob: offered, accepted, cut mid-way by killing bob's
+    /// A 96 MiB file from alice to bob: offered, accepted, cut mid-way by killing bob's
     /// process, resumed from the chunks bob holds when he is back, and checked.
     @Test func aLargeFileSurvivesACutConnection() async throws {
         let network = try await TestNetwork.start(prefix: "fil", hosts: 2)
@@ -251,7 +251,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: root) }
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var generator = SplitMix(seed: 50)
-        let contents = [UInt8](unsafeUninitializedCapacity: 50 * 1024 * 1024) { buffer, count in
+        let contents = [UInt8](unsafeUninitializedCapacity: 96 * 1024 * 1024) { buffer, count in
             let words = UnsafeMutableRawBufferPointer(buffer).bindMemory(to: UInt64.self)
             for index in words.indices { words[index] = generator.next() }
             count = buffer.count
@@ -269,8 +269,13 @@ import Testing
         alice.say("/send \(root.appendingPathComponent("big.bin").path)")
         let offer = try await bob.expect("file_offer", ["from": "alice", "name": "big.bin", "size": "\(contents.count)"])
         bob.say("/accept file")
-        // Cut once some but not all of it arrived.
-        try await eventually("bob to hold part of the file", seconds: 60) { bob.progress().contains { $0 >= 4 * 1024 * 1024 } }
+        // Cut once some but not all of it arrived. The transfer takes a fraction of a
+        // second here, so this polls every 2 ms (not `eventually`'s 50) and stops bob's
+        // process before anything else.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !bob.progress().contains(where: { $0 >= 1024 * 1024 }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
         await bob.kill()
         let held = bob.progress().max() ?? 0
         #expect(held < contents.count, "the whole file arrived before the cut; the test proves nothing")

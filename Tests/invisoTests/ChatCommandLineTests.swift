@@ -13,6 +13,7 @@ struct ChatCommandLineTests {
         var positional: String?
         var server: String?
         var data: String?
+        var downloads: String?
         var ephemeral: Bool
         var name: String?
         var displayName: String?
@@ -47,6 +48,7 @@ struct ChatCommandLineTests {
             }
             server = options.server
             data = options.data
+            downloads = options.downloads
             ephemeral = options.ephemeral
             name = options.name
             displayName = options.displayName
@@ -69,7 +71,8 @@ struct ChatCommandLineTests {
         ["join", "123456-apple-river-stone", "--json", "--ephemeral", "--server", "http://127.0.0.1:1"],
         ["join", "--json", "inviso://join/123456#apple-river-stone"],
         ["join", "123456", "--linger=3600", "--name", "with alice", "--data", "relative/dir"],
-        ["join", "123456", "--no-unicode"],
+        ["join", "123456", "--no-unicode", "--downloads", "/tmp/in"],
+        ["resume", "abcd", "--downloads=~/x"],
         ["join", "123456-apple-river-stone", "--as", "Zoë"],
         ["resume", "abcd", "--no-unicode"],
         ["resume", "abcd", "--server", "http://localhost:9", "--json", "--no-direct"],
@@ -87,7 +90,7 @@ struct ChatCommandLineTests {
     /// default) by ``ChatCommandLine`` too: a wrapper it never set would stop the command
     /// when read. This counts the properties it knows about.
     @Test func everyPropertyOfTheChatCommandsIsKnown() {
-        #expect(Mirror(reflecting: ChatOptions()).children.count == 8)
+        #expect(Mirror(reflecting: ChatOptions()).children.count == 9)
         #expect(Mirror(reflecting: SessionNaming()).children.count == 3)
         #expect(Mirror(reflecting: TextStyleOptions()).children.count == 1)
         #expect(Mirror(reflecting: QRDisplayOptions()).children.count == 2)

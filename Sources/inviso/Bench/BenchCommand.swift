@@ -5,6 +5,6 @@ struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Benchmarks; build with -c release for meaningful figures.",
-        subcommands: [BenchNoise.self, BenchSignal.self, BenchOffline.self, BenchNearby.self, BenchV1.self, BenchChat.self, BenchServer.self, BenchIdleClients.self, BenchMesh.self]
+        subcommands: [BenchNoise.self, BenchSignal.self, BenchOffline.self, BenchNearby.self, BenchV1.self, BenchChat.self, BenchSend.self, BenchServer.self, BenchIdleClients.self, BenchMesh.self]
     )
 }

@@ -255,7 +255,7 @@ struct BenchServer: AsyncParsableCommand {
     // MARK: - Servers
 
     /// Runs `body` with the port of `inviso serve`'s server started in this process (SQLite
-    /// in a temporary directory, per-socket rate limits lifted), stopped afterwards.
+    /// in a temporary directory, per-socket and per-room rate limits lifted), stopped afterwards.
     static func withInProcessServer<T: Sendable>(_ body: @escaping @Sendable (Int) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -263,6 +263,8 @@ struct BenchServer: AsyncParsableCommand {
         var limits = ServerLimits()
         limits.socketMessagesPerSecond = 1e9
         limits.socketMessageBurst = 1e9
+        limits.roomRelayBytesPerSecond = 1e12
+        limits.roomRelayByteBurst = 1e12
         limits.silenceTimeout = .seconds(3_600)
         limits.failedAttemptsPerMinute = 1_000_000
         // One machine plays every client: lift the per-source caps meant for the internet.
