@@ -191,9 +191,12 @@ extension ChatClient {
         if chunk.index > file.heldChunks { return await runFiles(.chunkGap(chunk.transfer)) }
         do {
             try file.write(chunk.sealed, index: chunk.index)
+        } catch where error.code == .io {
+            return await runFiles(.chunkRefused(chunk.transfer, reason: "the downloads folder cannot be written"))
         } catch {
-            let reason = error.code == .io ? "the downloads folder cannot be written" : "a chunk did not open; it was refused"
-            return await runFiles(.chunkRefused(chunk.transfer, reason: reason))
+            // Forged or damaged (whoever can inject a frame on the path could also drop
+            // it): dropped like a lost chunk, and asked for again after the stall.
+            return
         }
         await runFiles(.chunkStored(chunk.transfer, held: file.heldChunks))
     }

@@ -56,7 +56,7 @@ public final class DirectConnection: FrameTransport {
     public func send(_ frame: [UInt8]) async throws(TransportError) {
         guard frame.count <= maxFrameBytes else { throw .frameTooLarge }
         do {
-            try await channel.writeAndFlush(DirectOutboundFrame(kind: .data, payload: frame)).get()
+            try await channel.writeAndFlush(DirectOutboundFrame(kind: .carrying(frame), payload: frame)).get()
         } catch {
             throw .closed
         }
@@ -71,9 +71,9 @@ public final class DirectConnection: FrameTransport {
         let channel = channel
         let last = channel.eventLoop.flatSubmit {
             for frame in frames[..<(fitting - 1)] {
-                channel.write(DirectOutboundFrame(kind: .data, payload: frame), promise: nil)
+                channel.write(DirectOutboundFrame(kind: .carrying(frame), payload: frame), promise: nil)
             }
-            return channel.writeAndFlush(DirectOutboundFrame(kind: .data, payload: frames[fitting - 1]))
+            return channel.writeAndFlush(DirectOutboundFrame(kind: .carrying(frames[fitting - 1]), payload: frames[fitting - 1]))
         }
         do {
             try await last.get()

@@ -73,7 +73,7 @@ final class DirectDeliveryHandler: ChannelDuplexHandler {
             selected = true
             selection?.succeed(())
             selection = nil
-        case .data:
+        case .data, .sealedChunk:
             guard selected else { return violation(context) }
             if let reader {
                 self.reader = nil

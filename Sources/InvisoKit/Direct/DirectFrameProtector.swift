@@ -4,7 +4,8 @@ import NIOCore
 /// Seals and opens the authenticated frames of one established direct connection
 /// (docs/direct.md, "Frames").
 ///
-/// A frame on the wire is `uint32 length ‖ kind ‖ payload ‖ tag`, where
+/// A frame on the wire is `uint32 length ‖ kind ‖ payload ‖ tag` (a
+/// ``DirectFrameKind/sealedChunk`` is `uint32 length ‖ 0x02 ‖ chunk frame`, no tag), where
 /// `tag = HMAC-SHA256(k_sender, seq ‖ kind ‖ payload)[0..<16]`, `seq` is the 64-bit
 /// big-endian count of frames this sender sent before on this connection (not sent), and
 /// `k_sender` is the frame key of the sending role. A frame injected, replayed, reordered,
@@ -25,6 +26,12 @@ struct DirectFrameProtector: Sendable {
 
     /// Appends one sealed frame, length prefix included, to `buffer`.
     mutating func seal(kind: DirectFrameKind, payload: [UInt8], into buffer: inout ByteBuffer) {
+        if kind == .sealedChunk {
+            buffer.writeInteger(UInt32(DirectWire.kindBytes + payload.count))
+            buffer.writeInteger(kind.rawValue)
+            buffer.writeBytes(payload)
+            return
+        }
         let bodyLength = DirectWire.frameOverhead + payload.count
         buffer.reserveCapacity(minimumWritableBytes: DirectWire.lengthPrefixBytes + bodyLength)
         buffer.writeInteger(UInt32(bodyLength))
@@ -46,6 +53,14 @@ struct DirectFrameProtector: Sendable {
     ///   Nothing changes on failure (the caller closes the connection anyway).
     mutating func open(_ body: ByteBuffer) throws(DirectError) -> (kind: DirectFrameKind, payload: [UInt8]) {
         let count = body.readableBytes
+        // A sealed chunk carries no tag and takes no sequence number: the receiver opens
+        // it under its file's key (and drops it when it does not open).
+        if body.getInteger(at: body.readerIndex, as: UInt8.self) == DirectFrameKind.sealedChunk.rawValue {
+            guard count > DirectWire.kindBytes, let payload = body.getBytes(at: body.readerIndex + 1, length: count - 1),
+                payload.first == V2FrameType.fileChunk.rawValue
+            else { throw .protocolViolation }
+            return (.sealedChunk, payload)
+        }
         guard count >= DirectWire.frameOverhead else { throw .protocolViolation }
         let authenticated = count - DirectWire.tagBytes
         let valid = body.withUnsafeReadableBytes { bytes in

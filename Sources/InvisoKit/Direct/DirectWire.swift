@@ -45,6 +45,17 @@ enum DirectFrameKind: UInt8, Sendable {
     case data = 0x00
     /// Control: the creator chose this connection (empty payload). Never delivered.
     case selected = 0x01
+    /// An opaque frame already authenticated end to end — a file chunk frame (`0x04`),
+    /// sealed with AES-256-GCM under its file's key with its transfer and index bound —
+    /// carried without a frame tag and outside the frame sequence (docs/direct.md,
+    /// "Frames"): a second MAC over every chunk cost a whole SHA-256 pass on each side.
+    /// Delivered like ``data``.
+    case sealedChunk = 0x02
+
+    /// The kind a frame of the secure channel travels as.
+    static func carrying(_ frame: [UInt8]) -> DirectFrameKind {
+        frame.first == V2FrameType.fileChunk.rawValue ? .sealedChunk : .data
+    }
 }
 
 extension V2Pairing.Role {

@@ -1,3 +1,4 @@
+import InvisoCrypto
 import InvisoWire
 import NIOCore
 import Testing
@@ -56,6 +57,37 @@ struct DirectFramingTests {
         var partial = ByteBuffer(bytes: [0, 0, 0, 10, 1, 2])
         let none = try decoder.decode(buffer: &partial)
         #expect(none == nil && partial.readableBytes == 6)
+    }
+
+    @Test("Sealed file chunks go without a tag and outside the sequence; tagged frames around them still verify")
+    func sealedChunksSkipTheFrameTag() throws {
+        var generator = SystemRandomNumberGenerator()
+        let creator = SecretBytes(randomCount: 32, using: &generator)
+        let joiner = SecretBytes(randomCount: 32, using: &generator)
+        var sender = DirectFrameProtector(sendKey: creator, receiveKey: joiner)
+        var receiver = DirectFrameProtector(sendKey: joiner, receiveKey: creator)
+        let chunk = FileChunkFrame(transfer: FileTransferID(), index: 3, sealed: Array(repeating: 9, count: 64)).encoded()
+        #expect(DirectFrameKind.carrying(chunk) == .sealedChunk)
+        #expect(DirectFrameKind.carrying([0x03, 1, 2]) == .data)
+        var buffer = ByteBuffer()
+        sender.seal(kind: .data, payload: [0x03, 1], into: &buffer)
+        sender.seal(kind: .sealedChunk, payload: chunk, into: &buffer)
+        sender.seal(kind: .data, payload: [0x03, 2], into: &buffer)
+        var bodies: [ByteBuffer] = []
+        while let length = buffer.readInteger(as: UInt32.self), let body = buffer.readSlice(length: Int(length)) { bodies.append(body) }
+        #expect(bodies.count == 3 && bodies[1].readableBytes == 1 + chunk.count)
+        #expect(try receiver.open(bodies[0]).payload == [0x03, 1])
+        let opened = try receiver.open(bodies[1])
+        #expect(opened.kind == .sealedChunk && opened.payload == chunk)
+        // The chunk took no sequence number: the next tagged frame still verifies.
+        #expect(try receiver.open(bodies[2]).payload == [0x03, 2])
+        // A "sealed chunk" that is not a chunk frame is a violation (it cannot smuggle a
+        // message of the channel past the tag).
+        for bad: [UInt8] in [[0x02], [0x02, 0x03, 1, 2], [0x02, 0x01]] {
+            var body = ByteBuffer()
+            body.writeBytes(bad)
+            #expect(throws: DirectError.self) { try receiver.open(body) }
+        }
     }
 
     @Test("A specific bound address is the only candidate")
