@@ -12,7 +12,10 @@ mib="${2:-200}"
 root="$(mktemp -d)"
 pids=()
 cleanup() {
-    for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     rm -rf "$root"
 }
 trap cleanup EXIT
@@ -90,6 +93,7 @@ run() {
         local session
         session="$(grep -m1 -o '"session":"[^"]*"' "$sb" | cut -d'"' -f4)"
         kill -9 "$bob"
+        wait "$bob" 2>/dev/null || true
         exec 8>&-
         local held
         held="$(progress "$sb")"
@@ -107,6 +111,7 @@ run() {
         local session
         session="$(grep -m1 -o '"session":"[^"]*"' "$sa" | cut -d'"' -f4)"
         kill -9 "$alice"
+        wait "$alice" 2>/dev/null || true
         exec 7>&-
         echo "$path: sender killed at $(progress "$sa") bytes acknowledged, resumed"
         rm -f "$dir/a.in"

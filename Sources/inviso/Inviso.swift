@@ -9,7 +9,7 @@ struct Inviso: AsyncParsableCommand {
         abstract: "Inviso command-line tools.",
         version: Inviso.version,
         subcommands: [
-            InviteCommand.self, JoinCommand.self, ResumeCommand.self, SendCommand.self, ReceiveCommand.self, ServeCommand.self, MeshCommand.self, NoiseCommand.self, SignalCommand.self, SessionsCommand.self, HistoryCommand.self,
+            InviteCommand.self, JoinCommand.self, ResumeCommand.self, SendCommand.self, ReceiveCommand.self, CallCommand.self, ListenCommand.self, ContactsCommand.self, ServeCommand.self, MeshCommand.self, NoiseCommand.self, SignalCommand.self, SessionsCommand.self, HistoryCommand.self,
             VerifyCommand.self, OfflineCommand.self, NearbyCommand.self, EraseAllCommand.self, BenchCommand.self, QRCommand.self,
         ]
     )

@@ -1,3 +1,4 @@
+public import InvisoCrypto
 public import Foundation
 public import InvisoStore
 
@@ -53,6 +54,10 @@ extension ChatClient {
         public var downloads: URL?
         /// File transfer windows and timings.
         public var files = FileTransferMachine.Configuration()
+        /// A call to a saved contact (``ContactCall``): our long-term identity (the Noise
+        /// static private key the session uses instead of a fresh one) and the contact's
+        /// identity key the peer must prove it holds. `nil`: a fresh identity, any peer.
+        public var contactCall: (identity: SecretBytes, peer: [UInt8])?
 
         /// A configuration for `server` with the defaults above.
         public init(server: ServerEndpoint) {

@@ -11,7 +11,7 @@ extension ChatClient {
         case .text: "text"
         case .location: "location"
         case .voice: "voice"
-        case .lifetimeProposal, .lifetimeAccept, .lifetimeReject, .profile, .file: nil
+        case .lifetimeProposal, .lifetimeAccept, .lifetimeReject, .profile, .file, .contact: nil
         }
     }
 

@@ -197,22 +197,32 @@ public actor ChatClient {
     /// - Throws: ``ChatError/wrongState`` unless idle, ``ChatError/server`` when the
     ///   server refuses or cannot be reached.
     public func invite() async throws(ChatError) -> Invite {
+        try await invite(fixed: nil)
+    }
+
+    /// Like ``invite()``, but with an invite both sides derived (a call to a saved contact,
+    /// ``ContactCall``): the room is created under its code.
+    ///
+    /// - Throws: As ``invite()``; ``ChatError/alreadyUsed`` when the code is taken (the
+    ///   peer created the room first: join it instead).
+    public func invite(fixed: Invite?) async throws(ChatError) -> Invite {
         guard state == .idle else { throw .wrongState }
         preState = .pending
         let device = newDeviceID()
         let expiry = max(1, min(86_400, Int(configuration.inviteExpiry / .seconds(1))))
-        // The server picks the code: proposing our own would let a taken code's 409 tell
-        // us (or anyone) which codes are live.
+        // The server picks the code of a new invite: proposing our own would let a taken
+        // code's 409 tell us (or anyone) which codes are live. A call's code is derived.
         let created: RoomAPI.CreatedRoom
         do {
-            created = try await api.createRoom(deviceID: device, expiresInSeconds: expiry)
+            created = try await api.createRoom(joinID: fixed?.joinCode, deviceID: device, expiresInSeconds: expiry)
         } catch {
             if preState != .closed { preState = .idle }
+            if error == .codeTaken { throw ChatError(.alreadyUsed, "code taken") }
             throw ChatError(.server, error.description)
         }
         // Left while the request was under way.
         guard preState != .closed else { throw .closed }
-        guard let invite = try? Invite.generate(joinCode: created.joinID, using: &random.generator) else {
+        guard let invite = fixed ?? (try? Invite.generate(joinCode: created.joinID, using: &random.generator)) else {
             preState = .idle
             throw ChatError(.server, "no free join code")
         }
@@ -513,6 +523,10 @@ public actor ChatClient {
         machine.directCandidatesTimeout = configuration.directCandidatesTimeout
         machine.reliable = configuration.reliable
         machine.persists = store != nil
+        if let call = configuration.contactCall {
+            machine.expectedPeerIdentity = call.peer
+            machine.allowsV1Fallback = false
+        }
         return machine
     }
 
@@ -532,7 +546,7 @@ public actor ChatClient {
     }
 
     func newStaticKey() -> NoiseKeyPair {
-        let secret = SecretBytes(randomCount: 32, using: &random.generator)
+        let secret = configuration.contactCall?.identity ?? SecretBytes(randomCount: 32, using: &random.generator)
         do {
             return try secret.withUnsafeBytes { raw throws(NoiseError) in try NoiseKeyPair(rawPrivateKey: raw) }
         } catch {

@@ -1,3 +1,4 @@
+import InvisoCrypto
 public import InvisoStore
 import InvisoWire
 
@@ -21,6 +22,10 @@ public enum ChatPayload: Sendable, Hashable {
     case profile(name: String)
     /// A file transfer's control message (Inviso v2 only; ``FileControl``).
     case file(FileControl)
+    /// The sender saves this peer as a contact (Inviso v2, verified sessions only):
+    /// its long-term identity key (32 bytes, the Noise static key its calls use) and 32
+    /// random bytes for the contact secret (``ContactCall/secret(ourIdentity:ourNonce:theirIdentity:theirNonce:)``).
+    case contact(identity: [UInt8], nonce: [UInt8])
 
     /// Whether `plaintext` is a file transfer's control message (``file(_:)``), without
     /// parsing it: its JSON starts with its type.
@@ -81,6 +86,11 @@ public enum ChatPayload: Sendable, Hashable {
             return .lifetimeReject(sessionID: session, reason: string("reason"))
         case let type where FileControl.types.contains(type):
             return FileControl(type: type, object).map(ChatPayload.file)
+        case "contact":
+            guard let identity = string("identity").flatMap(Hex.decode), identity.count == 32,
+                let nonce = string("nonce").flatMap(Hex.decode), nonce.count == 32
+            else { return nil }
+            return .contact(identity: identity, nonce: nonce)
         case "profile":
             guard let name = string("name"), !name.isEmpty, name.count <= maxProfileName else { return nil }
             return .profile(name: name)
@@ -124,6 +134,10 @@ public enum ChatPayload: Sendable, Hashable {
             return Self.serialize([("type", .string("profile")), ("name", .string(name))])
         case .file(let control):
             return Self.serialize(control.fields)
+        case .contact(let identity, let nonce):
+            return Self.serialize([
+                ("type", .string("contact")), ("identity", .string(Hex.encode(identity))), ("nonce", .string(Hex.encode(nonce))),
+            ])
         }
     }
 

@@ -1,3 +1,4 @@
+import InvisoCrypto
 import InvisoTime
 import InvisoWire
 
@@ -78,6 +79,15 @@ extension ChatSessionMachine {
 
     mutating func established(at time: ChatTime, _ actions: inout [Action]) {
         guard let channel, state != .closed, state != .active else { return }
+        if let expected = configuration.expectedPeerIdentity,
+            channel.peerIdentity.map({ !ConstantTime.equals($0, expected) }) ?? true
+        {
+            // Not the saved contact's key: whoever this is knew the call's words but not
+            // the contact's private key.
+            actions.append(.emit(.error(ChatError(.pairingFailed, "the peer is not the saved contact"))))
+            close(.pairingFailed, leavingRoom: true, &actions)
+            return
+        }
         actions.append(.cancel(.pairing))
         state = .active
         if configuration.persists { actions.append(.snapshotChanged) }

@@ -68,6 +68,10 @@ public struct ChatSessionMachine: Sendable {
         public var directCandidatesTimeout: Duration = .seconds(30)
         /// The message layer's windows and limits.
         public var reliable = ReliableLink.Configuration()
+        /// The peer's Noise static key this session must end with (a call to a saved
+        /// contact, ``ContactCall``); any other key fails the pairing. `nil`: any key (an
+        /// invite's words authenticate the peer).
+        public var expectedPeerIdentity: [UInt8]?
         /// Whether the session is kept in a store (otherwise no store or save action is
         /// returned, and received messages are emitted at once).
         public var persists = true

@@ -52,6 +52,8 @@ enum ChatEventJSON {
             return JSONLines.object(["event": .string("peer_name"), "name": .string(name)])
         case .file:
             return JSONLines.object(["event": .string("message"), "id": id, "kind": .string("file")])
+        case .contact:
+            return JSONLines.object(["event": .string("contact_offered")])
         }
     }
 

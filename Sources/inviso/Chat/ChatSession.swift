@@ -21,6 +21,8 @@ struct ChatSession {
     enum Start: Sendable {
         case invite(Invite)
         case joined
+        /// A call to a contact: our room waits for them (the text says so).
+        case waiting(String)
     }
 
     enum Mode {
@@ -38,29 +40,46 @@ struct ChatSession {
     let sharedServer: String?
     /// Our name for the peer (`--as`).
     let displayName: String?
+    /// The contact book of the store (none for an ephemeral session).
+    let contacts: ContactBook?
 
     init(options: ChatOptions, configuration: ChatClient.Configuration, environment: [String: String]) throws {
-        let store = try options.openStore(environment: environment)
+        try self.init(options: options, configuration: configuration, store: options.openStore(environment: environment), environment: environment)
+    }
+
+    /// A session on a store already open (`inviso call` read its contact from it).
+    init(options: ChatOptions, configuration: ChatClient.Configuration, store: InvisoStore?, environment: [String: String]) {
+        let mode = Self.mode(options)
+        let client = ChatClient(configuration: configuration, store: store, logger: Self.logger(mode: mode, environment: environment))
+        self.init(options: options, client: client, store: store, server: configuration.server, mode: mode)
+    }
+
+    /// A session around a client already started (`inviso listen` answered a call with it).
+    init(options: ChatOptions, client: ChatClient, store: InvisoStore?, server: ServerEndpoint, mode: Mode) {
         persistent = store != nil
-        if options.json {
-            mode = .script
-        } else if RawTerminal.isTerminal(STDIN_FILENO) && RawTerminal.isTerminal(STDOUT_FILENO) {
-            mode = .interactive
-        } else {
-            mode = .plain
-        }
-        // Logs go to standard error: warnings and worse by default, nothing at all on the
-        // chat screen (it would tear it) unless INVISO_LOG_LEVEL asks for them.
+        contacts = store.map(ContactBook.init)
+        self.mode = mode
+        self.client = client
+        sharedServer = ServerAddress.toShare(server)
+        displayName = options.displayName
+        linger = .seconds(options.linger)
+    }
+
+    static func mode(_ options: ChatOptions) -> Mode {
+        if options.json { return .script }
+        return RawTerminal.isTerminal(STDIN_FILENO) && RawTerminal.isTerminal(STDOUT_FILENO) ? .interactive : .plain
+    }
+
+    /// Logs go to standard error: warnings and worse by default, nothing at all on the
+    /// chat screen (it would tear it) unless INVISO_LOG_LEVEL asks for them.
+    static func logger(mode: Mode, environment: [String: String]) -> Logger {
         var logger = Logger(label: "inviso.chat") { StreamLogHandler.standardError(label: $0) }
         if let level = environment["INVISO_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) {
             logger.logLevel = level
         } else {
             logger.logLevel = mode == .interactive ? .critical : .warning
         }
-        client = ChatClient(configuration: configuration, store: store, logger: logger)
-        sharedServer = ServerAddress.toShare(configuration.server)
-        displayName = options.displayName
-        linger = .seconds(options.linger)
+        return logger
     }
 
     /// Starts the session with `start` (invite or join), then runs it until it closes.
@@ -85,6 +104,7 @@ struct ChatSession {
         loop.ascii = display?.asciiOnly() ?? false
         loop.backlog = backlog
         loop.persistent = persistent
+        loop.contacts = contacts
         loop.displayName = displayName
         if let peerName { loop.peerLabel = TerminalText.sanitized(peerName) }
         do {
@@ -93,6 +113,7 @@ struct ChatSession {
             switch started {
             case .invite(let invite): loop.showInvite(invite, display: display, server: sharedServer)
             case .joined: break
+            case .waiting(let text): loop.showWaiting(text, ascii: display?.asciiOnly() ?? false)
             }
         } catch {
             loop.fail(error)
@@ -125,6 +146,13 @@ struct ChatLoop {
     private var leaveAsked = false
     /// The user marked the peer verified (`/verified`) after comparing safety numbers.
     private var userVerified = false
+    /// `/save NAME`: our name for the peer and the nonce we sent, until the peer's
+    /// `contact` message arrives.
+    private var pendingSave: (name: String, nonce: [UInt8])?
+    /// The peer's `contact` message, until we save them too.
+    private var peerContact: (identity: [UInt8], nonce: [UInt8])?
+    /// The store's contact book (stored sessions only).
+    var contacts: ContactBook?
     /// File transfers under way, by id: for progress lines and the status line.
     private var transfers: [String: TransferShown] = [:]
 
@@ -161,6 +189,20 @@ struct ChatLoop {
     }
 
     // MARK: - Before the loop
+
+    /// Says what a call waits for (a spinner on a terminal).
+    mutating func showWaiting(_ text: String, ascii: Bool) {
+        switch mode {
+        case .script:
+            emit(JSONLines.object(["event": .string("calling"), "text": .string(text)]))
+        case .plain:
+            write(text + "\n")
+        case .interactive:
+            let output = StandardStreamOutput.standardOutput
+            let spinner = Spinner(message: text, ascii: ascii)
+            self.spinner = Task { await spinner.run(on: output) }
+        }
+    }
 
     /// Shows the invite; `server` (when not the default) goes into the link and the hint,
     /// so the peer's `inviso join` finds the same server.
@@ -262,6 +304,15 @@ struct ChatLoop {
             }
             updateStatus()
             await leaveIfDone()
+        case .message(_, .contact(let identity, let nonce)):
+            peerContact = (identity, nonce)
+            if let pending = pendingSave {
+                completeSave(pending.name, ourNonce: pending.nonce)
+            } else if mode == .script {
+                emit(JSONLines.object(["event": .string("contact_offered")]))
+            } else {
+                show("* your peer saved you as a contact; /save NAME saves them too, so that you can call each other")
+            }
         case .message(let id, let payload):
             if mode == .script {
                 switch payload {
@@ -372,6 +423,46 @@ struct ChatLoop {
             if mode == .script { exitCode = 1 }
         }
         updateStatus()
+    }
+
+    /// `/save NAME`: sends our identity and a nonce inside the channel; the contact is
+    /// saved once the peer's arrive (at once when they saved us first).
+    private mutating func save(_ name: String) async throws {
+        guard let contacts else { throw CLIError("an ephemeral chat cannot save contacts") }
+        guard let security = await client.security, security.version == .v2, security.isVerified else {
+            throw CLIError("only a verified chat (an invite with words) can be saved as a contact")
+        }
+        if let existing = try contacts.named(name), existing.identity != peerContact?.identity {
+            throw CLIError("there is already a contact called \(name) (inviso contacts rename)")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let nonce = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        try await client.send(.contact(identity: try contacts.identityPublicKey(), nonce: nonce))
+        if peerContact != nil {
+            completeSave(name, ourNonce: nonce)
+        } else {
+            pendingSave = (name, nonce)
+            if mode != .script { show("* saving \(TerminalText.sanitized(name)) once your peer saves you too (/save on their side)") }
+        }
+    }
+
+    private mutating func completeSave(_ name: String, ourNonce: [UInt8]) {
+        pendingSave = nil
+        guard let contacts, let peer = peerContact, let ours = try? contacts.identityPublicKey() else { return }
+        let contact = Contact(
+            name: name, identity: peer.identity,
+            secret: ContactCall.secret(ourIdentity: ours, ourNonce: ourNonce, theirIdentity: peer.identity, theirNonce: peer.nonce),
+            verified: userVerified, savedAt: Date().timeIntervalSince1970)
+        do {
+            try contacts.save(contact)
+        } catch {
+            return show("* the contact was not saved: \(error)")
+        }
+        if mode == .script {
+            emit(JSONLines.object(["event": .string("contact_saved"), "name": .string(name), "fingerprint": .string(contact.fingerprint)]))
+        } else {
+            show("* saved \(TerminalText.sanitized(name)) as a contact: inviso call \(TerminalText.sanitized(name)) starts a new chat with them")
+        }
     }
 
     /// A byte count for people.
@@ -486,6 +577,11 @@ struct ChatLoop {
             case "send":
                 guard let path = object["path"] as? String, !path.isEmpty else { throw CLIError("send needs a \"path\"") }
                 try await client.sendFile(URL(fileURLWithPath: path), name: object["name"] as? String)
+            case "save":
+                guard let name = object["name"] as? String, !name.isEmpty, name.count <= 64 else {
+                    throw CLIError("save needs a \"name\" of 1 to 64 characters")
+                }
+                try await save(name)
             case "accept_file":
                 try await client.acceptFile(object["id"] as? String)
             case "refuse_file":
@@ -577,6 +673,12 @@ struct ChatLoop {
                 try await client.sendFile(URL(fileURLWithPath: Self.expandingTilde(argument)))
             case "/cancel":
                 try await client.cancelFile(argument.isEmpty ? nil : argument)
+            case "/save":
+                guard !argument.isEmpty, argument.count <= 64 else {
+                    show("* usage: /save NAME")
+                    return
+                }
+                try await save(argument)
             case "/files":
                 let all = await client.fileTransfers + (await client.pendingFileOffers)
                 if all.isEmpty { show("* no file transfers") }
@@ -748,6 +850,7 @@ struct ChatLoop {
         case .lifetimeProposal, .lifetimeAccept, .lifetimeReject: "[lifetime change]"
         case .profile(let name): "[name: \(name)]"
         case .file: "[file transfer]"
+        case .contact: "[contact]"
         }
     }
 

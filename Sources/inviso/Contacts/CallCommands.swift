@@ -1,0 +1,266 @@
+import ArgumentParser
+import Foundation
+import InvisoKit
+import InvisoCrypto
+import InvisoStore
+
+/// `inviso call NAME`: a new chat with a saved contact, no invite needed.
+struct CallCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "call",
+        abstract: "Start a new chat with a saved contact (no invite needed).",
+        discussion: """
+            Both sides derive this five-minute window's code and words from the secret they \
+            share since they saved each other (/save in a verified chat), so neither types \
+            anything: the contact answers with `inviso call YOURNAME` or a waiting `inviso \
+            listen`. The pairing succeeds only with the contact's own identity key. A clock a \
+            few minutes off still meets: the neighbouring windows are tried too.
+            """)
+
+    @Argument(help: "The contact's name (inviso contacts lists them).")
+    var name: String
+
+    @OptionGroup var options: ChatOptions
+    @OptionGroup var text: TextStyleOptions
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let store = try options.openStore(environment: environment) else { throw CLIError("no store") }
+        let book = ContactBook(store: store)
+        guard let contact = try book.named(name) else {
+            throw CLIError("no contact called \(name) (inviso contacts lists them; /save NAME in a verified chat adds one)")
+        }
+        var configuration: ChatClient.Configuration = try options.configuration(environment: environment)
+        let identity: SecretBytes = try book.identity()
+        configuration.contactCall = (identity: identity, peer: contact.identity)
+        // Long enough for the neighbouring window's caller to find it.
+        configuration.inviteExpiry = .seconds(Int(ContactCall.windowSeconds) * 2)
+        if configuration.name.isEmpty { configuration.name = contact.name }
+        let session = ChatSession(options: options, configuration: configuration, store: store, environment: environment)
+        let secret = contact.secret
+        let label = TerminalText.sanitized(contact.name)
+        let start: @Sendable (ChatClient) async throws -> ChatSession.Start = { client in
+            try await Self.meet(client, secret: secret, at: Date(), label: label)
+        }
+        try await session.run(display: text.display, peerName: contact.name, start: start)
+    }
+
+    /// Joins the contact's room of this window or a neighbouring one; otherwise creates
+    /// this window's and waits (a taken code means the contact created it meanwhile: join).
+    static func meet(_ client: ChatClient, secret: SecretBytes, at date: Date, label: String) async throws -> ChatSession.Start {
+        let window: Int64 = ContactCall.window(at: date)
+        let windows: [Int64] = [window, window - 1, window + 1]
+        for candidate in windows {
+            let invite: Invite = ContactCall.invite(secret: secret, window: candidate)
+            let joined: Bool = try await Self.tryJoin(client, invite)
+            if joined { return .joined }
+        }
+        let own: Invite = ContactCall.invite(secret: secret, window: window)
+        do throws(ChatError) {
+            _ = try await client.invite(fixed: own)
+        } catch {
+            guard error.code == ChatError.Code.alreadyUsed else { throw error }
+            try await client.join(own.text)
+            return .joined
+        }
+        return .waiting("calling " + label + "… (they answer with inviso call, or a running inviso listen)")
+    }
+
+    /// Joins `invite`'s room; `false` when there is none (not created yet, or expired).
+    static func tryJoin(_ client: ChatClient, _ invite: Invite) async throws -> Bool {
+        do throws(ChatError) {
+            try await client.join(invite.text)
+            return true
+        } catch {
+            if error.code == ChatError.Code.expired { return false }
+            throw error
+        }
+    }
+}
+
+
+/// `inviso listen`: waits for any saved contact to call.
+struct ListenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Wait for a call from any saved contact, then chat.",
+        discussion: """
+            Opens this window's room for every contact (at most ten: the server keeps twenty \
+            live codes per address) and renews them every five minutes; the first contact who \
+            calls (inviso call) gets the chat, the other rooms are closed.
+            """)
+
+    @OptionGroup var options: ChatOptions
+    @OptionGroup var text: TextStyleOptions
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let store = try options.openStore(environment: environment) else { throw CLIError("no store") }
+        let book = ContactBook(store: store)
+        let contacts = Array(try book.all().prefix(10))
+        guard !contacts.isEmpty else { throw CLIError("no contacts yet: /save NAME in a verified chat adds one") }
+        let identity = try book.identity()
+        let base = try options.configuration(environment: environment)
+        let mode = ChatSession.mode(options)
+        if mode == .script {
+            JSONLines.emitLine(JSONLines.object(["event": .string("listening"), "contacts": .int(contacts.count)]))
+        } else {
+            let names: [String] = contacts.map { TerminalText.sanitized($0.name) }
+            FileHandle.standardOutput.write(Data(("waiting for a call from " + names.joined(separator: ", ") + "…\n").utf8))
+        }
+        while true {
+            let window = ContactCall.window(at: Date())
+            var waiting: [(Contact, ChatClient)] = []
+            for contact in contacts {
+                var configuration = base
+                configuration.contactCall = (identity, contact.identity)
+                configuration.inviteExpiry = .seconds(Int(ContactCall.windowSeconds) * 2)
+                if configuration.name.isEmpty { configuration.name = contact.name }
+                let client = ChatClient(
+                    configuration: configuration, store: store, logger: ChatSession.logger(mode: mode, environment: environment))
+                let invite: Invite = ContactCall.invite(secret: contact.secret, window: window)
+                do throws(ChatError) {
+                    _ = try await client.invite(fixed: invite)
+                    waiting.append((contact, client))
+                } catch {
+                    if error.code == ChatError.Code.alreadyUsed {
+                        // They are calling right now: answer.
+                        try? await client.join(invite.text)
+                        waiting.append((contact, client))
+                    } else {
+                        FileHandle.standardError.write(Data(("warning: " + contact.name + ": " + error.description + "\n").utf8))
+                    }
+                }
+            }
+            // The first room someone entered wins; the rest close at once.
+            var answered: Int?
+            while answered == nil, ContactCall.window(at: Date()) == window {
+                for index in waiting.indices {
+                    let state: ChatState = await waiting[index].1.state
+                    if state != .pending {
+                        answered = index
+                        break
+                    }
+                }
+                if answered == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            for index in waiting.indices where index != answered {
+                let other: ChatClient = waiting[index].1
+                let id: String? = await other.sessionID
+                await other.leave()
+                if let id { _ = try? store.deleteSession(id: id) }
+            }
+            guard let answered else { continue }
+            let (contact, client) = waiting[answered]
+            let session = ChatSession(options: options, client: client, store: store, server: base.server, mode: mode)
+            let label = TerminalText.sanitized(contact.name)
+            try await session.run(display: text.display, peerName: contact.name) { _ in
+                .waiting("\(label) is calling…")
+            }
+            return
+        }
+    }
+}
+
+/// `inviso contacts`: lists, renames, deletes and verifies saved contacts.
+struct ContactsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "contacts",
+        abstract: "List, rename, delete or verify saved contacts.",
+        discussion: """
+            A contact is saved with /save NAME in a verified chat, by both sides. Then \
+            `inviso call NAME` starts a new chat with them, no invite needed.
+            """,
+        subcommands: [List.self, Rename.self, Delete.self, Verify.self],
+        defaultSubcommand: List.self)
+
+    struct Storage: ParsableArguments {
+        @Option(help: "Data directory (default: the per-user Inviso data directory).")
+        var data: String?
+
+        func book() throws -> ContactBook {
+            var options = ChatOptions()
+            options.data = data
+            guard let store = try options.openStore(environment: ProcessInfo.processInfo.environment) else {
+                throw CLIError("no store")
+            }
+            return ContactBook(store: store)
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the contacts.")
+        @OptionGroup var storage: Storage
+        @Flag(help: "One JSON object.") var json = false
+
+        func run() throws {
+            let contacts = try storage.book().all()
+            if json {
+                // One object per contact.
+                for contact in contacts {
+                    JSONLines.emitLine(JSONLines.object([
+                        "name": .string(contact.name), "fingerprint": .string(contact.fingerprint),
+                        "verified": .bool(contact.verified),
+                    ]))
+                }
+                return
+            }
+            if contacts.isEmpty { print("no contacts yet: /save NAME in a verified chat adds one") }
+            for contact in contacts {
+                let status: String = contact.verified ? "verified" : "saved from a verified invite"
+                let name: String = TerminalText.sanitized(contact.name)
+                print(name + "  " + contact.fingerprint + "  " + status)
+            }
+        }
+    }
+
+    struct Rename: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rename", abstract: "Rename a contact.")
+        @OptionGroup var storage: Storage
+        @Argument var name: String
+        @Argument(help: "The new name.") var newName: String
+
+        func run() throws {
+            let book = try storage.book()
+            guard var contact = try book.named(name) else { throw CLIError("no contact called \(name)") }
+            guard !newName.isEmpty, newName.count <= 64 else { throw CLIError("a name has 1 to 64 characters") }
+            if let other = try book.named(newName), other.identity != contact.identity { throw CLIError("\(newName) is taken") }
+            contact.name = newName
+            try book.save(contact)
+            print("renamed to \(TerminalText.sanitized(newName))")
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a contact (its secret is gone: no more calls).")
+        @OptionGroup var storage: Storage
+        @Argument var name: String
+        @Flag(help: "Do not ask.") var yes = false
+
+        func run() throws {
+            let book = try storage.book()
+            guard let contact = try book.named(name) else { throw CLIError("no contact called \(name)") }
+            if !yes {
+                print("delete \(TerminalText.sanitized(contact.name)) (\(contact.fingerprint))? [y/N] ", terminator: "")
+                guard readLine()?.lowercased().hasPrefix("y") == true else { throw CLIError("not deleted") }
+            }
+            try book.delete(contact)
+            print("deleted")
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "verify", abstract: "Record that you compared a contact's safety number (in a chat: /verify).")
+        @OptionGroup var storage: Storage
+        @Argument var name: String
+
+        func run() throws {
+            let book = try storage.book()
+            guard var contact = try book.named(name) else { throw CLIError("no contact called \(name)") }
+            contact.verified = true
+            try book.save(contact)
+            print("\(TerminalText.sanitized(contact.name)) marked verified")
+        }
+    }
+}
