@@ -23,17 +23,20 @@ internal import NIOCore
 /// 6. `ChatSessionMachine`: an established pair over a network the input controls (loss,
 ///    duplication, reordering, path changes, send failures, timers, forged frames and
 ///    signals): messages arrive exactly once and in order, forged input delivers nothing.
+/// 7. Files and contacts (`FileFuzz`): chunk frames, file and contact messages, and the
+///    file machine's windows under arbitrary reports.
 enum KitFuzzTarget {
     static func run(_ bytes: [UInt8]) {
         var input = FuzzInput(bytes)
-        switch input.byte() % 7 {
+        switch input.byte() % 8 {
         case 0: serverMessages(input.rest())
         case 1: v1(&input)
         case 2: directDecoder(&input)
         case 3: directHandshake(&input)
         case 4: snapshot(input.rest())
         case 5: signalingMachine(&input)
-        default: SessionFuzz.run(&input)
+        case 6: SessionFuzz.run(&input)
+        default: FileFuzz.run(&input)
         }
     }
 
@@ -157,6 +160,11 @@ enum KitFuzzTarget {
         }
     }
 
+    /// `selector ‖ length ‖ text`.
+    static func lengthPrefixed(_ selector: UInt8, _ text: String) -> [UInt8] {
+        [selector, UInt8(text.utf8.count)] + Array(text.utf8)
+    }
+
     static func seeds() -> [[UInt8]] {
         [
             [0] + Array(#"{"type":"room_ready","roomId":"r","isInitiator":true}"#.utf8),
@@ -168,6 +176,9 @@ enum KitFuzzTarget {
             [5, 0, 0, 1, 2, 0, 1, 2] + Array(#"{"type":"connected","clientId":"c","server":"s"}"#.utf8),
             [6, 1, 5, 0x41, 0x42, 0x43, 0x44, 0x45, 0, 0, 0, 1, 0],
             [6, 1, 1, 0x61, 1, 1, 0x62, 1, 1, 0x63, 0, 2, 0, 1, 0, 0, 2, 1],
+            Self.lengthPrefixed(7, #"{"type":"file_request","id":"01010101010101010101010101010101","from":3}"#)
+                + [0, 1, 0, 0, 0, 1, 4, 1, 5, 2, 8, 0, 9, 3, 7],
+            Self.lengthPrefixed(7, #"{"type":"contact","identity":"00","nonce":"11"}"#) + [1, 3, 1, 12, 2],
         ]
     }
 }
