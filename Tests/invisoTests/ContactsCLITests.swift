@@ -10,18 +10,27 @@ struct ContactsCLITests {
         await process.waitForEvent(timeout: 120) { $0["event"] as? String == name }
     }
 
+    /// Alice invites, Bob joins, both connected (stored in `alice` and `bob` under `root`).
+    static func pair(_ binary: URL, _ url: String, root: URL) async throws -> (ChildProcess, ChildProcess, String) {
+        let (alice, invite) = try await ChatCLITests.invite(binary, url, ["--data", root.appendingPathComponent("alice").path])
+        let inviteText = try #require(invite["invite"] as? String)
+        let bob = try ChildProcess(
+            binary, ["join", inviteText, "--json", "--server", url, "--data", root.appendingPathComponent("bob").path])
+        for process in [alice, bob] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
+        return (alice, bob, inviteText)
+    }
+
     @Test("save each other, exit, call each other later without a code; an old invite opens nothing")
     func saveThenCall() async throws {
         let (binary, root, server, url) = try await ChatCLITests.setUp()
         defer { ChatCLITests.tearDown(root, server) }
         let aliceData = root.appendingPathComponent("alice").path
         let bobData = root.appendingPathComponent("bob").path
-        let (alice, invite) = try await ChatCLITests.invite(binary, url, ["--data", aliceData])
-        defer { alice.kill() }
-        let inviteText = try #require(invite["invite"] as? String)
-        let bob = try ChildProcess(binary, ["join", inviteText, "--json", "--server", url, "--data", bobData])
-        defer { bob.kill() }
-        for process in [alice, bob] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
+        let (alice, bob, inviteText) = try await Self.pair(binary, url, root: root)
+        defer {
+            alice.kill()
+            bob.kill()
+        }
         alice.write(#"{"command":"save","name":"bob"}"# + "\n")
         // Bob is told, then saves too; both end with the contact.
         _ = try #require(await Self.event(bob, "contact_offered"), "\(bob.transcript)")
@@ -74,11 +83,11 @@ struct ContactsCLITests {
         defer { ChatCLITests.tearDown(root, server) }
         let aliceData = root.appendingPathComponent("alice").path
         let bobData = root.appendingPathComponent("bob").path
-        let (alice, invite) = try await ChatCLITests.invite(binary, url, ["--data", aliceData])
-        defer { alice.kill() }
-        let bob = try ChildProcess(binary, ["join", try #require(invite["invite"] as? String), "--json", "--server", url, "--data", bobData])
-        defer { bob.kill() }
-        for process in [alice, bob] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
+        let (alice, bob, _) = try await Self.pair(binary, url, root: root)
+        defer {
+            alice.kill()
+            bob.kill()
+        }
         alice.write(#"{"command":"save","name":"bob"}"# + "\n")
         bob.write(#"{"command":"save","name":"alice"}"# + "\n")
         for process in [alice, bob] { _ = try #require(await Self.event(process, "contact_saved"), "\(process.transcript)") }

@@ -14,21 +14,10 @@ public enum NearbyFrame: Sendable, Equatable {
 /// (``FileChunkCipher``). Sealing it a second time would only cost time: a chunk altered,
 /// moved, replayed or injected on the way does not open, and its frame header says nothing
 /// the frame's length does not (the id is random per transfer). `docs/nearby.md`, "Files".
-public struct NearbyChunk: Sendable, Equatable {
-    /// The transfer.
-    public let transfer: FileTransferID
-    /// The chunk's index.
-    public let index: UInt64
-    /// `ciphertext ‖ tag`.
-    public let sealed: [UInt8]
-
-    /// A chunk frame's contents.
-    public init(transfer: FileTransferID, index: UInt64, sealed: [UInt8]) {
-        self.transfer = transfer
-        self.index = index
-        self.sealed = sealed
-    }
-}
+///
+/// The same value as a chat's chunk (``FileChunkFrame``: transfer, index, sealed chunk);
+/// only the framing around it differs (a nearby chunk frame is `0x0000 ‖ u32 length ‖ …`).
+public typealias NearbyChunk = FileChunkFrame
 
 /// Splits a nearby TCP byte stream into frames.
 ///
