@@ -30,12 +30,8 @@ struct CallCommand: AsyncParsableCommand {
         guard let contact = try book.named(name) else {
             throw CLIError("no contact called \(name) (inviso contacts lists them; /save NAME in a verified chat adds one)")
         }
-        var configuration: ChatClient.Configuration = try options.configuration(environment: environment)
-        let identity: SecretBytes = try book.identity()
-        configuration.contactCall = (identity: identity, peer: contact.identity)
-        // Long enough for the neighbouring window's caller to find it.
-        configuration.inviteExpiry = .seconds(Int(ContactCall.windowSeconds) * 2)
-        if configuration.name.isEmpty { configuration.name = contact.name }
+        let configuration = Self.configuration(
+            try options.configuration(environment: environment), identity: try book.identity(), contact: contact)
         let session = ChatSession(options: options, configuration: configuration, store: store, environment: environment)
         let secret = contact.secret
         let label = TerminalText.sanitized(contact.name)
@@ -56,14 +52,33 @@ struct CallCommand: AsyncParsableCommand {
             if joined { return .joined }
         }
         let own: Invite = ContactCall.invite(secret: secret, window: window)
+        if try await Self.createOrJoin(client, own) { return .joined }
+        return .waiting("calling " + label + "… (they answer with inviso call, or a running inviso listen)")
+    }
+
+    /// `base` set up for a call to `contact`: our identity, the contact's key pinned, and a
+    /// room that lives long enough for the neighbouring window's caller to find it.
+    static func configuration(
+        _ base: ChatClient.Configuration, identity: SecretBytes, contact: Contact
+    ) -> ChatClient.Configuration {
+        var configuration = base
+        configuration.contactCall = (identity: identity, peer: contact.identity)
+        configuration.inviteExpiry = .seconds(Int(ContactCall.windowSeconds) * 2)
+        if configuration.name.isEmpty { configuration.name = contact.name }
+        return configuration
+    }
+
+    /// Creates the room under `invite`'s code and returns `false` (waiting); when the code
+    /// is taken — the contact created it first — joins it and returns `true`.
+    static func createOrJoin(_ client: ChatClient, _ invite: Invite) async throws(ChatError) -> Bool {
         do throws(ChatError) {
-            _ = try await client.invite(fixed: own)
+            _ = try await client.invite(fixed: invite)
+            return false
         } catch {
             guard error.code == ChatError.Code.alreadyUsed else { throw error }
-            try await client.join(own.text)
-            return .joined
+            try await client.join(invite.text)
+            return true
         }
-        return .waiting("calling " + label + "… (they answer with inviso call, or a running inviso listen)")
     }
 
     /// Joins `invite`'s room; `false` when there is none (not created yet, or expired).
@@ -112,24 +127,16 @@ struct ListenCommand: AsyncParsableCommand {
             let window = ContactCall.window(at: Date())
             var waiting: [(Contact, ChatClient)] = []
             for contact in contacts {
-                var configuration = base
-                configuration.contactCall = (identity, contact.identity)
-                configuration.inviteExpiry = .seconds(Int(ContactCall.windowSeconds) * 2)
-                if configuration.name.isEmpty { configuration.name = contact.name }
                 let client = ChatClient(
-                    configuration: configuration, store: store, logger: ChatSession.logger(mode: mode, environment: environment))
+                    configuration: CallCommand.configuration(base, identity: identity, contact: contact), store: store,
+                    logger: ChatSession.logger(mode: mode, environment: environment))
                 let invite: Invite = ContactCall.invite(secret: contact.secret, window: window)
                 do throws(ChatError) {
-                    _ = try await client.invite(fixed: invite)
+                    // A taken code: they are calling right now, and this answers.
+                    _ = try await CallCommand.createOrJoin(client, invite)
                     waiting.append((contact, client))
                 } catch {
-                    if error.code == ChatError.Code.alreadyUsed {
-                        // They are calling right now: answer.
-                        try? await client.join(invite.text)
-                        waiting.append((contact, client))
-                    } else {
-                        FileHandle.standardError.write(Data(("warning: " + contact.name + ": " + error.description + "\n").utf8))
-                    }
+                    FileHandle.standardError.write(Data(("warning: " + contact.name + ": " + error.description + "\n").utf8))
                 }
             }
             // The first room someone entered wins; the rest close at once.
