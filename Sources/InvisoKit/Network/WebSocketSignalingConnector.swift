@@ -36,7 +36,7 @@ public struct WebSocketSignalingConnector: SignalingConnector {
         let upgrade = try await endpoint.connect(group: group, timeout: TimeAmount(connectTimeout)) { channel in
             attempt.whenAbandoned { channel.close(promise: nil) }
             return channel.eventLoop.makeCompletedFuture {
-                let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
+                let upgrader = MaskingWebSocketClientUpgrader<Upgrade>(maxFrameSize: maxFrameSize) { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(PongObserver(log: pongLog))
                         return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))

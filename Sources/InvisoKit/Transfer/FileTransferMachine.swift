@@ -75,8 +75,11 @@ public struct FileTransferMachine: Sendable {
         public var chunksPerBatch: UInt64 = 8
         /// Batches handed to the path and not yet written, at most.
         public var batchesInFlight = 2
-        /// The receiver reports progress every this many chunks.
+        /// The receiver reports progress every this many chunks on the relay.
         public var progressEvery: UInt64 = 4
+        /// The same on a direct connection: each report is a ratchet message and its ack,
+        /// and a quarter of the direct window between reports keeps the sender ahead.
+        public var directProgressEvery: UInt64 = 16
         /// With chunks outstanding and no progress for this long, the sender sends again
         /// from what the receiver holds; a receiver that got nothing for this long asks.
         public var stallTimeout: Duration = .seconds(5)
@@ -261,7 +264,8 @@ public struct FileTransferMachine: Sendable {
             file.held = held
             file.lastHeard = now
             let complete = held == file.offer.chunkCount
-            if complete || held >= file.reported + configuration.progressEvery {
+            let every = direct ? configuration.directProgressEvery : configuration.progressEvery
+            if complete || held >= file.reported + every {
                 file.reported = held
                 actions += [
                     .send(.progress(id, held: held)),

@@ -21,7 +21,8 @@ public final class IncomingFile {
     private let downloads: URL
     private let cipher: FileChunkCipher
     private let handle: FileHandle
-    private var hasher = SHA256()
+    /// Hashes on a thread of its own, beside the opening and writing.
+    private let hasher = FileHasher()
 
     /// Opens (or resumes) the partial file of `offer` under `downloads`.
     ///
@@ -47,7 +48,7 @@ public final class IncomingFile {
                 try handle.seek(toOffset: 0)
                 var left = kept
                 while left > 0, let block = try handle.read(upToCount: Int(min(left, 1 << 20))), !block.isEmpty {
-                    hasher.update(data: block)
+                    hasher.update(block)
                     left -= UInt64(block.count)
                 }
                 guard left == 0 else { throw FileTransferError(.io, "read the partial file") }
@@ -83,7 +84,7 @@ public final class IncomingFile {
             try? handle.truncate(atOffset: heldBytes)
             throw FileTransferError(.io, "write the partial file")
         }
-        hasher.update(data: plaintext)
+        hasher.update(plaintext)
         heldChunks += 1
     }
 
@@ -95,7 +96,7 @@ public final class IncomingFile {
     ///   chunk, ``FileTransferError/Code/io``.
     public func finish(expecting sha256: [UInt8]) throws(FileTransferError) -> URL {
         guard isComplete else { throw FileTransferError(.outOfOrder, "file not complete") }
-        guard ConstantTime.equals(Array(hasher.finalize()), sha256) else {
+        guard ConstantTime.equals(hasher.finalize(), sha256) else {
             try? FileManager.default.removeItem(at: partial)
             throw FileTransferError(.hashMismatch, "file hash")
         }

@@ -5,19 +5,24 @@ import InvisoCrypto
 /// The sending end of one transfer: the file's size, a fresh random key, and chunks sealed
 /// on demand from any index (a resume starts wherever the receiver says it stopped).
 ///
-/// The file is read once: each chunk is hashed as it is first sealed, so the SHA-256 is
-/// ready when the last chunk leaves (``digest``) and describes exactly the bytes that
-/// were sealed. A chunk sent again after a resume is not hashed again; a resume that asks
-/// for chunks past those hashed so far has the gap read and hashed first.
+/// The file is read once: each chunk is hashed as it is first sealed (on a thread of its
+/// own, ``FileHasher``), so the SHA-256 is ready when the last chunk leaves
+/// (``completeDigest()``) and describes exactly the bytes that were sealed. A chunk sent
+/// again after a resume is not hashed again; a resume that asks for chunks past those
+/// hashed so far has the gap read and hashed first.
 public final class OutgoingFile {
     /// The offer to send over the secure channel.
     public let offer: FileOffer
-    /// SHA-256 of the file, once every chunk was hashed (at once for an empty file).
-    public private(set) var digest: [UInt8]?
     private let cipher: FileChunkCipher
     private let handle: FileHandle
-    private var hasher = SHA256()
+    private let hasher = FileHasher()
     private var hashedChunks: UInt64 = 0
+    private var finalDigest: [UInt8]?
+
+    /// SHA-256 of the file, once every chunk was hashed (at once for an empty file).
+    public var digest: [UInt8]? {
+        hashedChunks == offer.chunkCount ? try? completeDigest() : nil
+    }
 
     /// Opens `path` and makes an offer named `name` (by default the file's own name).
     ///
@@ -37,7 +42,6 @@ public final class OutgoingFile {
             throw FileTransferError(.io, "read the file to send")
         }
         cipher = FileChunkCipher(offer: offer)
-        if offer.chunkCount == 0 { digest = Array(hasher.finalize()) }
     }
 
     /// Reopens `path` for an offer made before (a sender that restarted resumes the
@@ -56,7 +60,6 @@ public final class OutgoingFile {
         }
         self.offer = offer
         cipher = FileChunkCipher(offer: offer)
-        if offer.chunkCount == 0 { digest = Array(hasher.finalize()) }
     }
 
     /// Chunk `index` read from the file and sealed (hashed too when it is the next one not
@@ -78,14 +81,15 @@ public final class OutgoingFile {
     /// - Throws: ``FileTransferError/Code/io`` when the file changed or cannot be read.
     public func completeDigest() throws(FileTransferError) -> [UInt8] {
         while hashedChunks < offer.chunkCount { hash(try read(hashedChunks)) }
-        guard let digest else { preconditionFailure("every chunk is hashed") }
-        return digest
+        if let finalDigest { return finalDigest }
+        let complete = hasher.finalize()
+        finalDigest = complete
+        return complete
     }
 
     private func hash(_ plaintext: Data) {
-        hasher.update(data: plaintext)
+        hasher.update(plaintext)
         hashedChunks += 1
-        if hashedChunks == offer.chunkCount { digest = Array(hasher.finalize()) }
     }
 
     private func read(_ index: UInt64) throws(FileTransferError) -> Data {

@@ -100,7 +100,7 @@ package struct WebSocketMessageAssembler: Sendable {
         // §5.2: RSV bits only with a negotiated extension (we negotiate none).
         guard frame.reservedBits.isEmpty else { return fail(1002, "reserved bits set") }
         var data = frame.data
-        data.webSocketUnmask(mask)
+        data.withUnsafeMutableReadableBytes { WebSocketMasking.apply((mask[0], mask[1], mask[2], mask[3]), to: $0) }
         switch frame.opcode {
         case .text, .binary:
             guard case .idle = state else { return fail(1002, "new message before the last one ended") }

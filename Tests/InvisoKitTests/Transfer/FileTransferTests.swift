@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import InvisoCrypto
-import InvisoKit
+@testable import InvisoKit
 import Testing
 
 @Suite struct FileTransferTests {
@@ -208,5 +208,26 @@ import Testing
         #expect(throws: FileTransferError.self) {
             try FileOffer(id: FileTransferID(), name: "n", size: FileOffer.maxSize + 1, key: SecretBytes([UInt8](repeating: 2, count: 32)))
         }
+    }
+}
+
+/// The background hash: in order, whatever the block sizes, past its backlog bound.
+@Suite("FileHasher")
+struct FileHasherTests {
+    @Test("the digest is the SHA-256 of the blocks in order, also past the backlog and for nothing at all")
+    func digestOfTheBlocks() {
+        #expect(FileHasher().finalize() == Array(SHA256.hash(data: Data())))
+        var generator = SystemRandomNumberGenerator()
+        let hasher = FileHasher()
+        var all = Data()
+        // 40 MiB in blocks of varied sizes: more than the backlog, so feeding waits.
+        while all.count < 40 << 20 {
+            let count = Int.random(in: 0...(3 << 20), using: &generator)
+            // Each block its own byte: blocks hashed out of order would give another digest.
+            let block = Data(repeating: UInt8.random(in: 0...255, using: &generator), count: count)
+            hasher.update(block)
+            all.append(block)
+        }
+        #expect(hasher.finalize() == Array(SHA256.hash(data: all)))
     }
 }
