@@ -128,7 +128,7 @@ extension NearbyFrameDecoder {
 
     static let records: [NearbyRecord] = [
         .connectRequest, .connectAccept, .connectReject, .data(seq: 1, payload: [0x12] + [UInt8](repeating: 1, count: 16)),
-        .ack(0), .ack(.max), .fileRequest(offer.id, fromChunk: 2),
+        .ack(0), .ack(.max), .fileRequest(offer.id, fromChunk: 2), .fileProgress(offer.id, held: 7),
     ]
 
     static func payloads() throws -> [NearbyPayload] {

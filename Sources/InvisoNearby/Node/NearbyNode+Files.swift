@@ -5,30 +5,6 @@ import InvisoStore
 import InvisoTime
 import NIOCore
 
-/// A file being sent.
-struct OutgoingTransfer {
-    let file: OutgoingFile
-    let peerKey: String
-    /// The next chunk to send.
-    var nextChunk: UInt64 = 0
-    /// Batches written and not yet confirmed by the socket.
-    var inFlight = 0
-    /// The connection the receiver asked on (chunks go only there).
-    var link: ObjectIdentifier?
-    /// Chunks sent since the last progress report.
-    var sinceReport: UInt64 = 0
-    /// Whether the SHA-256 went out (once: the conversation delivers it from then on).
-    var digestSent = false
-}
-
-/// A file being received.
-struct IncomingTransfer {
-    let file: IncomingFile
-    let peerKey: String
-    /// The sender's SHA-256, once it arrived.
-    var digest: [UInt8]?
-}
-
 /// What the store keeps of a transfer being sent: the offer (with its key: the store is
 /// sealed), the file's path and the receiver.
 struct OutgoingTransferRecord: Codable {
@@ -45,17 +21,23 @@ struct IncomingTransferRecord: Codable {
     var digest: Data?
 }
 
-/// Files (`docs/nearby.md`, "Files"): the offer, the answer, the digest and the completion
-/// travel as reliable payloads; the receiver asks for chunks from what it holds (again
-/// after every reconnect), and the sender streams them in chunk frames beside the channel,
-/// in batches, two batches in flight, so the socket is never idle and never holds more
-/// than a few MiB. The sender hashes as it seals and sends the SHA-256 after the last
-/// chunk; the receiver hashes as it writes and checks it at the end.
+/// Files (`docs/nearby.md`, "Files"): the transfers with each person run on a
+/// ``FileTransferMachine`` of their own — the machine under a chat's files too, so offers,
+/// answers, the receiver's window and progress, stalls, resuming after a reconnect or a
+/// restart, the digest and completion behave alike in both. This extension is the
+/// machine's driver: its control messages go as nearby payloads (reliable) or records
+/// (the request and the progress, which the machine repeats when they are lost), its
+/// chunks in chunk frames on the person's connection, its events as ``NearbyEvent``s.
 extension NearbyNode {
-    /// Chunks per batch.
-    static let chunksPerBatch: UInt64 = 16
-    /// Batches written and not yet confirmed.
-    static let batchesInFlight = 2
+    /// The machine's settings on a nearby connection (always a direct TCP connection):
+    /// the direct window, in batches of 16 chunks.
+    static var fileConfiguration: FileTransferMachine.Configuration {
+        var configuration = FileTransferMachine.Configuration()
+        configuration.chunksPerBatch = 16
+        configuration.directWindow = 256
+        configuration.directProgressEvery = 32
+        return configuration
+    }
 
     /// Offers the file at `path` to `name`: a person, or every other member of the group
     /// called `name` (each gets an offer of its own, under a key of its own).
@@ -79,250 +61,291 @@ extension NearbyNode {
             } catch {
                 return emit(.error("cannot send \(path): \(error.code == .io ? "it cannot be read" : "\(error)")"))
             }
-            outgoing[file.offer.id] = OutgoingTransfer(file: file, peerKey: key)
-            saveOutgoing(file.offer, path: absolute.path, peer: key)
-            enqueuePayload(.fileOffer(file.offer), to: key)
-            emit(.fileProgress(
-                peer: peers[key]?.record.name ?? "?", id: file.offer.id.description, bytes: 0, total: file.offer.size, sending: true))
+            outgoingFiles[file.offer.id] = file
+            transferPeers[file.offer.id] = key
+            persist(
+                OutgoingTransferRecord(offer: Data(file.offer.encoded()), path: absolute.path, peer: key),
+                kind: "transfer-out", id: file.offer.id.description)
+            runFiles(.offered(file.offer), with: key)
         }
     }
 
     /// Accepts the offer whose id starts with `id` (or the only pending one).
     public func acceptFile(_ id: String?) {
-        guard let transfer = pendingOffer(id), let pending = offers.removeValue(forKey: transfer) else {
-            return emit(.error("no file offer to accept"))
-        }
-        startReceiving(pending.offer, from: pending.peerKey)
+        guard let (offer, key) = pendingOffer(id) else { return emit(.error("no file offer to accept")) }
+        accept(offer, from: key)
     }
 
     /// Refuses the offer whose id starts with `id` (or the only pending one).
     public func rejectFile(_ id: String?) {
-        guard let transfer = pendingOffer(id), let pending = offers.removeValue(forKey: transfer) else {
-            return emit(.error("no file offer to refuse"))
-        }
-        enqueuePayload(.fileAnswer(transfer, accepted: false), to: pending.peerKey)
+        guard let (offer, key) = pendingOffer(id) else { return emit(.error("no file offer to refuse")) }
+        runFiles(.refused(offer.id), with: key)
     }
 
     /// Stops the transfer whose id starts with `id` (or the only one), either way: the
     /// other side is told, and a partial download is deleted.
     public func cancelFile(_ id: String?) {
-        let all = Array(outgoing.keys) + Array(incoming.keys)
-        let matches = all.filter { id == nil || $0.description.hasPrefix(id!.lowercased()) }
-        guard matches.count == 1, let transfer = matches.first else {
-            return emit(.error(all.isEmpty ? "no transfer to cancel" : "which transfer? (/cancel ID)"))
+        let matches = fileMachines.flatMap { key, machine in
+            (machine.transfers.map(\.id) + machine.pending.map(\.id.description))
+                .filter { id == nil || $0.hasPrefix(id!.lowercased()) }.map { ($0, key) }
         }
-        let key = outgoing[transfer]?.peerKey ?? incoming[transfer]?.peerKey ?? ""
-        stopTransfer(transfer)
-        enqueuePayload(.fileCancel(transfer), to: key)
-        emit(.fileCancelled(peer: peers[key]?.record.name ?? "?", id: transfer.description, byPeer: false))
+        guard matches.count == 1, let (transfer, key) = matches.first, let machine = fileMachines[key],
+            let id = machine.transfer(transfer)
+        else {
+            return emit(.error(matches.isEmpty ? "no transfer to cancel" : "which transfer? (/cancel ID)"))
+        }
+        runFiles(.cancelled(id), with: key)
     }
 
     /// Whether a file offer waits for the user.
-    public var hasPendingOffer: Bool { !offers.isEmpty }
+    public var hasPendingOffer: Bool { fileMachines.values.contains { !$0.pending.isEmpty } }
 
-    // MARK: - Records and payloads
+    // MARK: - Restoring
 
-    /// Handles a file record from `key` on link `id`; returns whether it was one.
-    func fileRecord(_ record: NearbyRecord, from key: String, on id: ObjectIdentifier) -> Bool {
-        guard case .fileRequest(let transfer, let from) = record else { return false }
-        guard var sending = outgoing[transfer] else {
-            // Not ours (any more): a file gone since a restart, a transfer cancelled. Tell
-            // the receiver, so it stops asking.
-            if incoming[transfer] == nil { enqueuePayload(.fileCancel(transfer), to: key) }
-            return true
+    /// Reopens the transfers the store keeps (at start): a partial download resumes from
+    /// the chunks it holds, a file being sent from wherever the receiver asks. A file that
+    /// is gone or changed is dropped; the receiver's next request is answered with a cancel.
+    func restoreTransfers() throws(StoreError) {
+        for stored in try store.nearbyRecords(kind: "transfer-in") {
+            guard let record = try? JSONDecoder().decode(IncomingTransferRecord.self, from: stored.value),
+                let offer = try? FileOffer(decoding: [UInt8](record.offer)),
+                let file = try? IncomingFile(offer: offer, downloads: configuration.downloads)
+            else { continue }
+            incomingFiles[offer.id] = file
+            transferPeers[offer.id] = record.peer
+            runFiles(
+                .restoredIncoming(offer, held: file.heldChunks, digest: record.digest.map { [UInt8]($0) }), with: record.peer)
         }
-        guard sending.peerKey == key, from <= sending.file.offer.chunkCount else { return true }
-        sending.link = id
-        sending.nextChunk = from
-        sending.inFlight = 0
-        outgoing[transfer] = sending
-        pump(transfer)
+        for stored in try store.nearbyRecords(kind: "transfer-out") {
+            guard let record = try? JSONDecoder().decode(OutgoingTransferRecord.self, from: stored.value),
+                let offer = try? FileOffer(decoding: [UInt8](record.offer)),
+                let file = try? OutgoingFile(path: URL(fileURLWithPath: record.path), resuming: offer)
+            else {
+                try? store.saveNearby(records: [], deleting: [("transfer-out", stored.id)])
+                continue
+            }
+            outgoingFiles[offer.id] = file
+            transferPeers[offer.id] = record.peer
+            runFiles(.restoredOutgoing(offer), with: record.peer)
+        }
+    }
+
+    // MARK: - What arrives
+
+    /// Handles a file record from `key`; returns whether it was one.
+    func fileRecord(_ record: NearbyRecord, from key: String) -> Bool {
+        switch record {
+        case .fileRequest(let transfer, let from):
+            runFiles(.control(.request(transfer, from: from)), with: key)
+        case .fileProgress(let transfer, let held):
+            runFiles(.control(.progress(transfer, held: held)), with: key)
+        default:
+            return false
+        }
         return true
     }
 
-    /// Handles a chunk frame from `key` on link `id`.
-    func fileChunk(_ chunk: NearbyChunk, from key: String, on id: ObjectIdentifier) {
-        guard let receiving = incoming[chunk.transfer], receiving.peerKey == key else { return }
-        let file = receiving.file
-        // On one connection the sender streams from the chunk asked for, in order: an
-        // earlier index is one sent again after a second request, a later one is a gap.
-        guard chunk.index >= file.heldChunks else { return }
+    /// Handles a chunk frame from `key`: written when it is the next one; an earlier one
+    /// (sent twice) is dropped, a later one (a gap) asks again; one that does not open is
+    /// dropped like a lost one (chunk frames travel beside the channel's encryption, so
+    /// whoever can inject one could drop one too).
+    func fileChunk(_ chunk: NearbyChunk, from key: String) {
+        guard let file = incomingFiles[chunk.transfer], transferPeers[chunk.transfer] == key else { return }
+        if chunk.index < file.heldChunks { return }
+        if chunk.index > file.heldChunks { return runFiles(.chunkGap(chunk.transfer), with: key) }
         do {
             try file.write(chunk.sealed, index: chunk.index)
+        } catch where error.code == .io {
+            return runFiles(.chunkRefused(chunk.transfer, reason: "the downloads folder cannot be written"), with: key)
         } catch {
-            emit(.error("a file chunk from \(peers[key]?.record.name ?? "?") was refused (\(error.code)); connection closed"))
-            run(id) { $0.reject() }
             return
         }
-        if file.isComplete {
-            if let digest = receiving.digest {
-                finishReceiving(chunk.transfer, digest: digest)
-            } else {
-                emit(.fileProgress(
-                    peer: peers[key]?.record.name ?? "?", id: chunk.transfer.description, bytes: file.heldBytes,
-                    total: file.offer.size, sending: false))
-            }
-        } else if file.heldChunks % 16 == 0 {
-            emit(.fileProgress(
-                peer: peers[key]?.record.name ?? "?", id: chunk.transfer.description, bytes: file.heldBytes,
-                total: file.offer.size, sending: false))
-        }
+        runFiles(.chunkStored(chunk.transfer, held: file.heldChunks), with: key)
     }
 
     /// Handles a file payload delivered in order by the conversation with `key`.
     func filePayload(_ payload: NearbyPayload, from key: String) {
-        guard let peer = peers[key] else { return }
+        let control: FileControl
         switch payload {
-        case .fileOffer(let offer):
-            guard incoming[offer.id] == nil, offers[offer.id] == nil else { return }
-            if peer.record.verified, offer.size <= configuration.autoAcceptBytes {
-                startReceiving(offer, from: key)
-            } else {
-                offers[offer.id] = (offer, key)
-                emit(.fileOffer(from: peer.record.name, id: offer.id.description, name: SafeFileName.sanitize(offer.name), size: offer.size))
-            }
-        case .fileAnswer(let transfer, let accepted):
-            guard !accepted, let sending = outgoing[transfer], sending.peerKey == key else { return }
-            stopTransfer(transfer)
-            emit(.fileRefused(by: peer.record.name, id: transfer.description))
-        case .fileComplete(let transfer, let verified):
-            guard let sending = outgoing[transfer], sending.peerKey == key else { return }
-            stopTransfer(transfer)
-            emit(.fileSent(to: peer.record.name, id: transfer.description, verified: verified))
-        case .fileCancel(let transfer):
-            let ours = outgoing[transfer]?.peerKey == key || incoming[transfer]?.peerKey == key || offers[transfer]?.peerKey == key
-            guard ours else { return }
-            stopTransfer(transfer)
-            emit(.fileCancelled(peer: peer.record.name, id: transfer.description, byPeer: true))
-        case .fileDigest(let transfer, let sha256):
-            guard var receiving = incoming[transfer], receiving.peerKey == key, receiving.digest == nil else { return }
-            receiving.digest = sha256
-            incoming[transfer] = receiving
-            saveIncoming(receiving.file.offer, peer: key, digest: sha256)
-            if receiving.file.isComplete { finishReceiving(transfer, digest: sha256) }
-        default:
-            break
+        case .fileOffer(let offer): control = .offer(offer)
+        case .fileAnswer(let transfer, let accepted): control = .answer(transfer, accepted: accepted)
+        case .fileComplete(let transfer, let verified): control = .complete(transfer, verified: verified)
+        case .fileDigest(let transfer, let sha256): control = .digest(transfer, sha256: sha256)
+        case .fileCancel(let transfer): control = .cancel(transfer)
+        default: return
         }
+        runFiles(.control(control), with: key)
     }
 
-    /// After a (re)connection: ask for what is missing of every file from `key` (the
-    /// digest included), and finish what a restart left complete.
+    /// After a (re)connection: the receiver asks for what is missing of every file from
+    /// `key` (and finishes what a restart left complete); the sender waits for the asking.
     func resumeTransfers(with key: String) {
-        for (transfer, receiving) in incoming where receiving.peerKey == key {
-            if receiving.file.isComplete, let digest = receiving.digest {
-                finishReceiving(transfer, digest: digest)
-            } else {
-                transmit([.fileRequest(transfer, fromChunk: receiving.file.heldChunks)], to: key)
-            }
-        }
+        guard fileMachines[key] != nil else { return }
+        runFiles(.resync, with: key)
     }
 
-    /// A batch left the socket: send more.
-    func chunksWritten(_ transfer: FileTransferID, on link: ObjectIdentifier) {
-        guard var sending = outgoing[transfer], sending.link == link else { return }
-        sending.inFlight = max(0, sending.inFlight - 1)
-        outgoing[transfer] = sending
-        pump(transfer)
+    /// A batch of chunk frames left the socket (or did not).
+    func chunksWritten(_ transfer: FileTransferID, generation: Int, to key: String, written: Bool) {
+        runFiles(written ? .batchWritten(transfer, generation: generation) : .batchFailed(transfer, generation: generation), with: key)
     }
 
-    // MARK: - Sending and receiving
+    /// The stall timer armed for `key`'s transfers fired.
+    func fileTimerFired(_ key: String, generation: UInt64) {
+        guard fileTimerGenerations[key] == generation else { return }
+        runFiles(.timerFired, with: key)
+    }
 
-    /// Writes batches of chunk frames until two are in flight; after the last chunk, the
-    /// SHA-256 (hashed while sealing) goes over the conversation.
-    private func pump(_ transfer: FileTransferID) {
-        guard var sending = outgoing[transfer], let linkID = sending.link, peers[sending.peerKey]?.link == linkID,
-            let link = links[linkID], link.machine.phase == .open
-        else { return }
-        let offer = sending.file.offer
-        while sending.inFlight < Self.batchesInFlight, sending.nextChunk < offer.chunkCount {
-            let end = min(sending.nextChunk + Self.chunksPerBatch, offer.chunkCount)
-            var buffer = link.channel.allocator.buffer(
-                capacity: Int(end - sending.nextChunk) * (Int(offer.chunkSize) + NearbyFrameDecoder.chunkHeaderBytes + FileChunkCipher.overhead))
-            for index in sending.nextChunk..<end {
-                let sealed: [UInt8]
-                do {
-                    sealed = try sending.file.sealedChunk(index)
-                } catch {
-                    stopTransfer(transfer)
-                    enqueuePayload(.fileCancel(transfer), to: sending.peerKey)
-                    return emit(.error("sending \(offer.name) stopped: the file changed or cannot be read"))
-                }
-                buffer.writeBytes(NearbyFrameDecoder.chunkHeader(transfer: transfer, index: index, sealedCount: sealed.count))
-                buffer.writeBytes(sealed)
+    // MARK: - Driving the machine
+
+    /// Feeds `key`'s file machine (made on first use) and carries out its actions.
+    func runFiles(_ input: FileTransferMachine.Input, with key: String) {
+        let now = clock.now
+        if fileMachines[key] == nil { fileMachines[key] = Self.newFileMachine(at: now) }
+        // In place: a copy taken out of the dictionary would copy the machine's tables on write.
+        let actions = fileMachines[key]!.handle(input, at: now)
+        for action in actions { performFile(action, with: key) }
+    }
+
+    private static func newFileMachine(at now: ClockInstant) -> FileTransferMachine {
+        var machine = FileTransferMachine(configuration: fileConfiguration)
+        // A nearby connection is a direct one; with no transfer yet this does nothing else.
+        _ = machine.handle(.pathChanged(direct: true), at: now)
+        return machine
+    }
+
+    private func performFile(_ action: FileTransferMachine.Action, with key: String) {
+        switch action {
+        case .send(let control):
+            sendFileControl(control, to: key)
+        case .sendChunks(let transfer, let range, let generation):
+            sendChunks(transfer, range, generation: generation, to: key)
+        case .sendDigest(let transfer):
+            guard let file = outgoingFiles[transfer] else { break }
+            do {
+                sendFileControl(.digest(transfer, sha256: try file.completeDigest()), to: key)
+            } catch {
+                runFiles(.readFailed(transfer), with: key)
             }
-            sending.sinceReport += end - sending.nextChunk
-            sending.nextChunk = end
-            sending.inFlight += 1
-            let promise = link.channel.eventLoop.makePromise(of: Void.self)
+        case .finish(let transfer, let sha256):
+            guard let file = incomingFiles[transfer] else { break }
+            let path = try? file.finish(expecting: sha256)
+            runFiles(.finished(transfer, path: path?.path, sha256: sha256), with: key)
+        case .persistIncoming(let offer, let digest):
+            persist(
+                IncomingTransferRecord(offer: Data(offer.encoded()), peer: key, digest: digest.map { Data($0) }),
+                kind: "transfer-in", id: offer.id.description)
+        case .close(let transfer, let discard):
+            if discard { incomingFiles[transfer]?.discard() }
+            incomingFiles[transfer] = nil
+            outgoingFiles[transfer] = nil
+            transferPeers[transfer] = nil
+            forget(kind: "transfer-in", id: transfer.description)
+            forget(kind: "transfer-out", id: transfer.description)
+        case .emit(let event):
+            emitFile(event, with: key)
+        case .arm(let deadline):
+            let generation = (fileTimerGenerations[key] ?? 0) + 1
+            fileTimerGenerations[key] = generation
+            let clock = clock
             let sink = inputContinuation
-            promise.futureResult.whenComplete { _ in sink.yield(.chunksWritten(transfer, linkID)) }
-            link.channel.writeAndFlush(buffer, promise: promise)
-            if sending.sinceReport >= 16 || end == offer.chunkCount {
-                sending.sinceReport = 0
-                let sent = min(end * UInt64(offer.chunkSize), offer.size)
-                emit(.fileProgress(
-                    peer: peers[sending.peerKey]?.record.name ?? "?", id: transfer.description, bytes: sent, total: offer.size,
-                    sending: true))
+            Task {
+                do { try await clock.sleep(until: deadline, tolerance: nil) } catch { return }
+                sink.yield(.fileTimer(key, generation))
             }
         }
-        guard sending.nextChunk == offer.chunkCount, !sending.digestSent else {
-            outgoing[transfer] = sending
+    }
+
+    /// A control message: the request and the progress as records on the connection
+    /// (lost with it, and asked again by the machine), the rest as reliable payloads.
+    private func sendFileControl(_ control: FileControl, to key: String) {
+        switch control {
+        case .offer(let offer): enqueuePayload(.fileOffer(offer), to: key)
+        case .answer(let transfer, let accepted): enqueuePayload(.fileAnswer(transfer, accepted: accepted), to: key)
+        case .request(let transfer, let from): transmit([.fileRequest(transfer, fromChunk: from)], to: key)
+        case .progress(let transfer, let held): transmit([.fileProgress(transfer, held: held)], to: key)
+        case .digest(let transfer, let sha256): enqueuePayload(.fileDigest(transfer, sha256: sha256), to: key)
+        case .complete(let transfer, let verified): enqueuePayload(.fileComplete(transfer, verified: verified), to: key)
+        case .cancel(let transfer): enqueuePayload(.fileCancel(transfer), to: key)
+        }
+    }
+
+    /// Reads and seals a batch and writes it as one buffer on `key`'s connection; the
+    /// write's outcome comes back as ``NearbyNode/Input/chunksWritten(_:_:generation:written:)``.
+    private func sendChunks(_ transfer: FileTransferID, _ range: Range<UInt64>, generation: Int, to key: String) {
+        let sink = inputContinuation
+        guard let file = outgoingFiles[transfer], let linkID = peers[key]?.link, let link = links[linkID],
+            link.machine.phase == .open
+        else {
+            // No connection: the batch failed; the receiver asks again when it is back.
+            sink.yield(.chunksWritten(key, transfer, generation: generation, written: false))
             return
         }
-        let digest: [UInt8]
-        do {
-            digest = try sending.file.completeDigest()
-        } catch {
-            stopTransfer(transfer)
-            enqueuePayload(.fileCancel(transfer), to: sending.peerKey)
-            return emit(.error("sending \(offer.name) stopped: the file changed or cannot be read"))
+        let offer = file.offer
+        var buffer = link.channel.allocator.buffer(
+            capacity: range.count * (Int(offer.chunkSize) + NearbyFrameDecoder.chunkHeaderBytes + FileChunkCipher.overhead))
+        for index in range {
+            let sealed: [UInt8]
+            do {
+                sealed = try file.sealedChunk(index)
+            } catch {
+                return runFiles(.readFailed(transfer), with: key)
+            }
+            buffer.writeBytes(NearbyFrameDecoder.chunkHeader(transfer: transfer, index: index, sealedCount: sealed.count))
+            buffer.writeBytes(sealed)
         }
-        sending.digestSent = true
-        outgoing[transfer] = sending
-        enqueuePayload(.fileDigest(transfer, sha256: digest), to: sending.peerKey)
+        let promise = link.channel.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.whenComplete { result in
+            if case .failure = result {
+                sink.yield(.chunksWritten(key, transfer, generation: generation, written: false))
+            } else {
+                sink.yield(.chunksWritten(key, transfer, generation: generation, written: true))
+            }
+        }
+        link.channel.writeAndFlush(buffer, promise: promise)
     }
 
-    private func startReceiving(_ offer: FileOffer, from key: String) {
+    /// The machine's events as the nearby chat's; an offer from a verified person up to
+    /// the auto-accept size is accepted instead of asked about.
+    private func emitFile(_ event: ChatFileEvent, with key: String) {
+        let name = peers[key]?.record.name ?? "?"
+        switch event {
+        case .offered(let summary):
+            emit(.fileProgress(peer: name, id: summary.id, bytes: 0, total: summary.size, sending: true))
+        case .incoming(let summary):
+            if peers[key]?.record.verified == true, summary.size <= configuration.autoAcceptBytes,
+                let offer = fileMachines[key]?.pendingOffer(summary.id)
+            {
+                return accept(offer, from: key)
+            }
+            emit(.fileOffer(from: name, id: summary.id, name: summary.name, size: summary.size))
+        case .progress(let id, let bytes, let total, let sending):
+            emit(.fileProgress(peer: name, id: id, bytes: bytes, total: total, sending: sending))
+        case .received(let id, let path, let sha256):
+            emit(.fileReceived(from: name, id: id, path: path, sha256: sha256))
+        case .sent(let id, let verified):
+            emit(.fileSent(to: name, id: id, verified: verified))
+        case .refused(let id):
+            emit(.fileRefused(by: name, id: id))
+        case .cancelled(let id, let byPeer):
+            emit(.fileCancelled(peer: name, id: id, byPeer: byPeer))
+        case .failed(let id, let reason):
+            emit(.error("the file \(id.prefix(8)) with \(name) failed: \(reason)"))
+        }
+    }
+
+    /// Opens the partial file of `offer` and tells the machine (or refuses, when the
+    /// downloads folder cannot be used).
+    private func accept(_ offer: FileOffer, from key: String) {
         let file: IncomingFile
         do {
             file = try IncomingFile(offer: offer, downloads: configuration.downloads)
         } catch {
             emit(.error("cannot write into \(configuration.downloads.path): \(error)"))
-            enqueuePayload(.fileAnswer(offer.id, accepted: false), to: key)
-            return
+            return runFiles(.refused(offer.id), with: key)
         }
-        incoming[offer.id] = IncomingTransfer(file: file, peerKey: key)
-        saveIncoming(offer, peer: key, digest: nil)
-        enqueuePayload(.fileAnswer(offer.id, accepted: true), to: key)
-        transmit([.fileRequest(offer.id, fromChunk: file.heldChunks)], to: key)
-    }
-
-    /// Forgets a transfer in any direction, with what the store keeps of it (a partial
-    /// download is deleted).
-    private func stopTransfer(_ transfer: FileTransferID) {
-        if outgoing.removeValue(forKey: transfer) != nil { forget(kind: "transfer-out", id: transfer.description) }
-        if let receiving = incoming.removeValue(forKey: transfer) {
-            receiving.file.discard()
-            forgetIncoming(transfer)
-        }
-        offers[transfer] = nil
-    }
-
-    private func finishReceiving(_ transfer: FileTransferID, digest: [UInt8]) {
-        guard let receiving = incoming.removeValue(forKey: transfer) else { return }
-        let key = receiving.peerKey
-        let name = peers[key]?.record.name ?? "?"
-        let offer = receiving.file.offer
-        forgetIncoming(transfer)
-        do {
-            let path = try receiving.file.finish(expecting: digest)
-            emit(.fileProgress(peer: name, id: transfer.description, bytes: offer.size, total: offer.size, sending: false))
-            emit(.fileReceived(from: name, id: transfer.description, path: path.path, sha256: Hex.encode(digest)))
-            enqueuePayload(.fileComplete(transfer, verified: true), to: key)
-        } catch {
-            emit(.error("\(offer.name) from \(name) was discarded: \(error.code == .hashMismatch ? "its SHA-256 does not match" : "\(error)")"))
-            enqueuePayload(.fileComplete(transfer, verified: false), to: key)
-        }
+        incomingFiles[offer.id] = file
+        transferPeers[offer.id] = key
+        runFiles(.accepted(offer.id, held: file.heldChunks), with: key)
     }
 
     /// Queues a payload on the conversation with `key` (sent now if connected).
@@ -338,23 +361,11 @@ extension NearbyNode {
         }
     }
 
-    private func pendingOffer(_ prefix: String?) -> FileTransferID? {
-        guard let prefix else { return offers.count == 1 ? offers.keys.first : nil }
-        let matches = offers.keys.filter { $0.description.hasPrefix(prefix.lowercased()) }
+    /// The pending offer named by `prefix` (or the only one), with whom it is from.
+    private func pendingOffer(_ prefix: String?) -> (FileOffer, String)? {
+        let matches = fileMachines.flatMap { key, machine in
+            machine.pending.filter { prefix == nil || $0.id.description.hasPrefix(prefix!.lowercased()) }.map { ($0, key) }
+        }
         return matches.count == 1 ? matches[0] : nil
-    }
-
-    private func saveIncoming(_ offer: FileOffer, peer: String, digest: [UInt8]?) {
-        persist(
-            IncomingTransferRecord(offer: Data(offer.encoded()), peer: peer, digest: digest.map { Data($0) }),
-            kind: "transfer-in", id: offer.id.description)
-    }
-
-    private func saveOutgoing(_ offer: FileOffer, path: String, peer: String) {
-        persist(OutgoingTransferRecord(offer: Data(offer.encoded()), path: path, peer: peer), kind: "transfer-out", id: offer.id.description)
-    }
-
-    private func forgetIncoming(_ transfer: FileTransferID) {
-        forget(kind: "transfer-in", id: transfer.description)
     }
 }

@@ -73,8 +73,10 @@ public actor NearbyNode {
         case address(DNSSDService, host: String, port: UInt16, txt: TXTRecord, address: [UInt8])
         case registered(Result<DNSSDService, DNSSDError>)
         case sweep
-        /// A batch of file chunks left on link `ObjectIdentifier`.
-        case chunksWritten(FileTransferID, ObjectIdentifier)
+        /// A batch of chunk frames of a transfer with a person (by key) was written, or not.
+        case chunksWritten(String, FileTransferID, generation: Int, written: Bool)
+        /// The file stall timer armed for a person (by key) fired.
+        case fileTimer(String, UInt64)
         /// Dialling `host:port` for `dial` failed with `reason`.
         case dialFailed(Dial, host: String, port: Int, reason: String)
     }
@@ -133,14 +135,18 @@ public actor NearbyNode {
     var peers: [String: Peer] = [:]
     private var discovered: [String: Discovered] = [:]
     private var stopped = false
+    /// The file transfers with each person, by key (`NearbyNode+Files`).
+    var fileMachines: [String: FileTransferMachine] = [:]
     /// Files being sent, by transfer.
-    var outgoing: [FileTransferID: OutgoingTransfer] = [:]
+    var outgoingFiles: [FileTransferID: OutgoingFile] = [:]
     /// Files being received (accepted), by transfer.
-    var incoming: [FileTransferID: IncomingTransfer] = [:]
+    var incomingFiles: [FileTransferID: IncomingFile] = [:]
+    /// Whom each open file is sent to or received from (a key).
+    var transferPeers: [FileTransferID: String] = [:]
+    /// The latest stall timer armed per person: an older one that fires is ignored.
+    var fileTimerGenerations: [String: UInt64] = [:]
     /// Groups, by hex id.
     var groups: [String: NearbyGroup] = [:]
-    /// Offers waiting for the user's answer.
-    var offers: [FileTransferID: (offer: FileOffer, peerKey: String)] = [:]
 
     /// A node for `identity`, keeping its state in `store`.
     public init(
@@ -170,25 +176,6 @@ public actor NearbyNode {
             else { continue }
             groups[stored.id] = group
         }
-        for stored in try store.nearbyRecords(kind: "transfer-in") {
-            guard let record = try? JSONDecoder().decode(IncomingTransferRecord.self, from: stored.value),
-                let offer = try? FileOffer(decoding: [UInt8](record.offer)),
-                let file = try? IncomingFile(offer: offer, downloads: configuration.downloads)
-            else { continue }
-            incoming[offer.id] = IncomingTransfer(file: file, peerKey: record.peer, digest: record.digest.map { [UInt8]($0) })
-        }
-        for stored in try store.nearbyRecords(kind: "transfer-out") {
-            // A file that is gone or changed is dropped here; the receiver's next request
-            // for it is answered with a cancel.
-            guard let record = try? JSONDecoder().decode(OutgoingTransferRecord.self, from: stored.value),
-                let offer = try? FileOffer(decoding: [UInt8](record.offer)),
-                let file = try? OutgoingFile(path: URL(fileURLWithPath: record.path), resuming: offer)
-            else {
-                try? store.saveNearby(records: [], deleting: [("transfer-out", stored.id)])
-                continue
-            }
-            outgoing[offer.id] = OutgoingTransfer(file: file, peerKey: record.peer)
-        }
     }
 
     // MARK: - Identity in the store
@@ -214,6 +201,7 @@ public actor NearbyNode {
     /// - Throws: when the port cannot be bound. A missing DNS-SD daemon is reported as an
     ///   ``NearbyEvent/error(_:)`` (the node still works with ``connect(host:port:)``).
     public func run() async throws {
+        try restoreTransfers()
         let sink = inputContinuation
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -489,7 +477,9 @@ public actor NearbyNode {
         case .registered(.failure(let error)):
             emit(.error(error.description))
         case .sweep: sweep()
-        case .chunksWritten(let transfer, let link): chunksWritten(transfer, on: link)
+        case .chunksWritten(let key, let transfer, let generation, let written):
+            chunksWritten(transfer, generation: generation, to: key, written: written)
+        case .fileTimer(let key, let generation): fileTimerFired(key, generation: generation)
         case .dialFailed(let dial, let host, let port, let reason): dialFailed(dial, host: host, port: port, reason: reason)
         }
     }
@@ -532,11 +522,12 @@ public actor NearbyNode {
             resumeTransfers(with: key)
         case .record(let record):
             guard let key = link.peerKey else { return }
-            if fileRecord(record, from: key, on: id) { return }
+            if peers[key]?.link == id, fileRecord(record, from: key) { return }
             received(record, from: key, on: id)
         case .chunk(let chunk):
             guard let key = link.peerKey else { return }
-            fileChunk(chunk, from: key, on: id)
+            guard peers[key]?.link == id else { return }
+            fileChunk(chunk, from: key)
         case .closed(let reason):
             link.channel.close(promise: nil)
             guard let key = link.peerKey, var peer = peers[key] else {

@@ -9,11 +9,13 @@ public import InvisoKit
 /// 0x10 data                 seq (uint64) ‖ payload   a reliable message (NearbyPayload)
 /// 0x11 ack                  seq (uint64)     every data seq ≤ it was delivered
 /// 0x20 file request         id (16) ‖ from chunk (uint64)   send me chunks from here
+/// 0x21 file progress        id (16) ‖ held (uint64)         I hold this many chunks
 /// ```
 ///
 /// Data records go through the reliable link (numbered, acknowledged, resent after a
-/// reconnect, kept in the outbox while the peer is away); the file request is not: a
-/// transfer resumes by asking again from the chunks it holds. The chunks themselves travel
+/// reconnect, kept in the outbox while the peer is away); the file request and progress
+/// are not: a transfer resumes by asking again from the chunks it holds, and the
+/// receiver reports progress again as more chunks arrive. The chunks themselves travel
 /// beside the channel in chunk frames (``NearbyFrame/chunk(_:)``): each is already sealed
 /// under a key only this channel carried.
 public enum NearbyRecord: Sendable, Equatable {
@@ -29,6 +31,8 @@ public enum NearbyRecord: Sendable, Equatable {
     case ack(UInt64)
     /// The receiver of a transfer asks for chunks from `fromChunk` on.
     case fileRequest(FileTransferID, fromChunk: UInt64)
+    /// The receiver of a transfer holds `held` chunks (the sender's window moves).
+    case fileProgress(FileTransferID, held: UInt64)
 
     /// The largest payload of a data record.
     public static let maxPayloadBytes = 128 * 1024
@@ -54,6 +58,9 @@ public enum NearbyRecord: Sendable, Equatable {
         case 0x20:
             let id = try reader.transferID()
             self = .fileRequest(id, fromChunk: try reader.uint64("file request chunk"))
+        case 0x21:
+            let id = try reader.transferID()
+            self = .fileProgress(id, held: try reader.uint64("file progress"))
         default: throw NearbyError(.malformed, "record type")
         }
         try reader.finish("record")
@@ -78,6 +85,10 @@ public enum NearbyRecord: Sendable, Equatable {
             writer.byte(0x20)
             writer.append(id.bytes)
             writer.uint64(from)
+        case .fileProgress(let id, let held):
+            writer.byte(0x21)
+            writer.append(id.bytes)
+            writer.uint64(held)
         }
         return writer.bytes
     }
