@@ -307,6 +307,17 @@ let package = Package(
             swiftSettings: upcoming
         ),
         .testTarget(
+            name: "InvisoWebTests",
+            dependencies: [
+                "InvisoKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: upcoming
+        ),
+        .testTarget(
             name: "InvisoWireTests",
             dependencies: ["InvisoWire"],
             swiftSettings: upcoming

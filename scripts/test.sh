@@ -31,6 +31,16 @@ trap 'rm -rf "$seeds"' EXIT
 "$bin/InvisoNearbyFuzz" --write-seeds "$seeds/nearby" >/dev/null
 "$bin/InvisoNearbyFuzz" "$seeds/nearby" | tail -n 1
 status=0
+# The browser client's modules (web/) are plain ES modules with JSDoc types, checked by
+# TypeScript (Debian's node-typescript: `tsc`) without emitting anything.
+if command -v tsc >/dev/null 2>&1; then
+    (cd web && tsc -p tsconfig.json) && echo "web: tsc --noEmit --checkJs passed" || status=$?
+elif [ "${CI:-}" = "true" ]; then
+    echo "error: tsc not found (apt-get install node-typescript)" >&2
+    status=1
+else
+    echo "skipping the web type check: tsc not found (apt-get install node-typescript)"
+fi
 # The REST contract: Schemathesis against a live `inviso serve` (scripts/schemathesis.sh).
 # It installs Schemathesis from PyPI into .build/, so outside CI it runs only when asked.
 if [ "${CI:-}" = "true" ] || [ -n "${INVISO_SCHEMATHESIS:-}" ]; then

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The page's crypto modules (`web/js/crypto`) run in a real headless Chromium against the
+/// public vectors: RFC 8439 for ChaCha20-Poly1305, the Noise vectors the Swift tests use
+/// (cacophony and snow), CPace draft-21 and RFC 9380's Elligator 2 — and the page asks no
+/// other origin for anything.
+@Suite("Browser: crypto vectors in Chromium", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+struct BrowserCryptoTests {
+    @Test("ChaCha20-Poly1305, Noise, CPace and Elligator 2 pass their vectors in the browser")
+    func vectors() async throws {
+        let browser = try await Chromium.launch()
+        do {
+            try await StaticServer.with { base in
+                let page = try await browser.open("\(base)/test/index.html")
+                let value = try await page.evaluate(
+                    "import('/test/crypto-vectors.js').then(m => m.runCryptoVectors('/vectors')).then(r => JSON.stringify(r))")
+                let text = try #require(value as? String)
+                let results = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String: Any]])
+                for (group, minimum) in [("rfc8439", 30), ("noise", 400), ("cpace", 30)] {
+                    let result = try #require(results[group], "no \(group) results")
+                    let passed = result["passed"] as? Int ?? 0
+                    let failed = result["failed"] as? Int ?? -1
+                    #expect(failed == 0, "\(group): \(result["failures"] ?? [])")
+                    #expect(passed >= minimum, "\(group): only \(passed) vectors ran")
+                    let skipped = result["skipped"] as? Int ?? 0
+                    print("browser \(group): \(passed) passed" + (skipped > 0 ? ", \(skipped) skipped (448 or BLAKE2: no WebCrypto)" : ""))
+                }
+                // Everything the page fetched came from the page's own origin.
+                let urls = page.requestedURLs
+                #expect(!urls.isEmpty)
+                #expect(urls.allSatisfy { $0.hasPrefix(base + "/") }, "requests to another origin: \(urls.filter { !$0.hasPrefix(base + "/") })")
+            }
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+}
+
+/// The page's Double Ratchet, safety number and v2 pairing against libsignal's vectors and
+/// the v2 session the Swift side writes (`web/test/vectors/v2-session.json`): the page
+/// plays the creator and then the joiner with their recorded randomness and must send the
+/// Swift side's frames byte for byte.
+@Suite("Browser: ratchet and v2 session in Chromium", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+struct BrowserSessionTests {
+    @Test("libsignal's chain step and safety numbers, and the Swift v2 session replayed as either side")
+    func sessionVectors() async throws {
+        let browser = try await Chromium.launch()
+        do {
+            try await StaticServer.with { base in
+                let page = try await browser.open("\(base)/test/index.html")
+                let value = try await page.evaluate(
+                    "import('/test/session-vectors.js').then(m => m.runSessionVectors('/vectors')).then(r => JSON.stringify(r))")
+                let text = try #require(value as? String)
+                let results = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String: Any]])
+                for (group, minimum) in [("signal", 4), ("v2", 20)] {
+                    let result = try #require(results[group], "no \(group) results")
+                    #expect(result["failed"] as? Int == 0, "\(group): \(result["failures"] ?? [])")
+                    #expect((result["passed"] as? Int ?? 0) >= minimum, "\(group): only \(result["passed"] ?? 0) checks ran")
+                    print("browser \(group): \(result["passed"] ?? 0) passed")
+                }
+            }
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import InvisoKit
+import NIOPosix
+import Synchronization
+
+/// A headless Chromium driven over the DevTools protocol (a WebSocket to the browser, one
+/// flattened session per page), for the browser tests.
+///
+/// It is started so that it sends nothing beyond loopback: no background networking, no
+/// component updates, sync, extensions or crash reports, and every host name but
+/// 127.0.0.1 resolving to nothing.
+final class Chromium: Sendable {
+    /// Whether the tests can run: a Chromium is installed, or `CI=true` (where a missing
+    /// Chromium is a failure, not a skip).
+    static var shouldRun: Bool {
+        ProcessInfo.processInfo.environment["CI"] == "true" || executable != nil
+    }
+
+    static var executable: String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
+    private let process: Process
+    private let profile: URL
+    let devTools: DevToolsConnection
+
+    private init(process: Process, profile: URL, devTools: DevToolsConnection) {
+        self.process = process
+        self.profile = profile
+        self.devTools = devTools
+    }
+
+    /// Starts a browser and connects to it.
+    static func launch() async throws -> Chromium {
+        guard let executable else { throw BrowserTestError("Chromium is not installed (apt-get install chromium)") }
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        var arguments = [
+            "--headless=new", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+            "--disable-default-apps", "--disable-domain-reliability", "--disable-breakpad", "--metrics-recording-only",
+            "--no-pings", "--disable-client-side-phishing-detection",
+            "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,NetworkTimeServiceQuerying",
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            "--user-data-dir=\(profile.path)", "--remote-debugging-port=0", "about:blank",
+        ]
+        // Root (CI) cannot use Chromium's sandbox.
+        if getuid() == 0 { arguments.insert("--no-sandbox", at: 0) }
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Chromium writes its DevTools port and browser path once it listens.
+        let portFile = profile.appendingPathComponent("DevToolsActivePort")
+        let deadline = ContinuousClock.now + .seconds(60)
+        var lines: [Substring] = []
+        while lines.count < 2 {
+            guard ContinuousClock.now < deadline, process.isRunning else {
+                process.terminate()
+                throw BrowserTestError("Chromium did not open its DevTools port")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            lines = ((try? String(contentsOf: portFile, encoding: .utf8)) ?? "").split(separator: "\n")
+        }
+        guard let port = Int(lines[0]) else { throw BrowserTestError("unreadable DevToolsActivePort") }
+        let devTools = try await DevToolsConnection.connect(port: port, path: String(lines[1]))
+        return Chromium(process: process, profile: profile, devTools: devTools)
+    }
+
+    /// Opens `url` in a new page and waits until it has loaded; returns the page's session.
+    func open(_ url: String) async throws -> DevToolsPage {
+        let created = try await devTools.send("Target.createTarget", ["url": "about:blank"])
+        guard let targetID = created["targetId"] as? String else { throw BrowserTestError("no target id") }
+        let attached = try await devTools.send("Target.attachToTarget", ["targetId": targetID, "flatten": true])
+        guard let sessionID = attached["sessionId"] as? String else { throw BrowserTestError("no session id") }
+        let page = DevToolsPage(devTools: devTools, sessionID: sessionID)
+        _ = try await page.send("Network.enable")
+        _ = try await page.send("Page.enable")
+        _ = try await page.send("Page.navigate", ["url": url])
+        let deadline = ContinuousClock.now + .seconds(60)
+        while true {
+            let state = try await page.evaluate("location.href + ' ' + document.readyState") as? String
+            if state == "\(url) complete" { break }
+            guard ContinuousClock.now < deadline else { throw BrowserTestError("\(url) did not load") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return page
+    }
+
+    /// Closes the browser and deletes its profile.
+    func close() async {
+        devTools.close()
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: profile)
+    }
+}
+
+/// One page's DevTools session.
+struct DevToolsPage: Sendable {
+    let devTools: DevToolsConnection
+    let sessionID: String
+
+    /// Sends a command in this page's session.
+    func send(_ method: String, _ parameters: [String: any Sendable] = [:]) async throws -> [String: Any] {
+        try await devTools.send(method, parameters, session: sessionID)
+    }
+
+    /// Evaluates `expression` (awaiting a promise) and returns its value as JSON would.
+    func evaluate(_ expression: String) async throws -> Any? {
+        let reply = try await send(
+            "Runtime.evaluate", ["expression": expression, "awaitPromise": true, "returnByValue": true])
+        if let exception = reply["exceptionDetails"] as? [String: Any] {
+            let text = ((exception["exception"] as? [String: Any])?["description"] as? String) ?? "\(exception)"
+            throw BrowserTestError("page exception: \(text)")
+        }
+        return (reply["result"] as? [String: Any])?["value"]
+    }
+
+    /// Every URL this page requested since `Network.enable`.
+    var requestedURLs: [String] {
+        devTools.events(session: sessionID, method: "Network.requestWillBeSent").compactMap {
+            ($0["request"] as? [String: Any])?["url"] as? String
+        }
+    }
+}
+
+/// The DevTools protocol over one WebSocket: commands with ids, their replies, and the
+/// events (kept, by session, for the tests to read).
+final class DevToolsConnection: Sendable {
+    private struct State {
+        var nextID = 1
+        var waiting: [Int: CheckedContinuation<Data, any Error>] = [:]
+        var events: [(session: String?, method: String, params: Data)] = []
+        var partial: [UInt8] = []
+        var closed = false
+    }
+
+    private let connection: any SignalingConnection
+    private let state = Mutex(State())
+
+    private init(connection: any SignalingConnection) {
+        self.connection = connection
+    }
+
+    static func connect(port: Int, path: String) async throws -> DevToolsConnection {
+        let connector = WebSocketSignalingConnector(
+            endpoint: ServerEndpoint(host: "127.0.0.1", port: port, useTLS: false, webSocketPath: path),
+            maxFrameBytes: 256 << 20, connectTimeout: .seconds(30), group: MultiThreadedEventLoopGroup.singleton)
+        let connection = try await connector.connect(SignalingConnectAttempt())
+        let devTools = DevToolsConnection(connection: connection)
+        let (opened, openedContinuation) = AsyncStream<Void>.makeStream()
+        Task {
+            await connection.serve(
+                opened: {
+                    openedContinuation.yield()
+                    return true
+                },
+                received: { frame in devTools.received(frame) })
+            devTools.ended()
+        }
+        for await _ in opened { break }
+        return devTools
+    }
+
+    /// Sends a command and waits for its result.
+    func send(_ method: String, _ parameters: [String: any Sendable] = [:], session: String? = nil) async throws -> [String: Any] {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        var message: [String: Any] = ["id": id, "method": method, "params": parameters]
+        if let session { message["sessionId"] = session }
+        let bytes = try JSONSerialization.data(withJSONObject: message)
+        let reply = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Data, any Error>) in
+            let closed = state.withLock { state in
+                if !state.closed { state.waiting[id] = continuation }
+                return state.closed
+            }
+            if closed {
+                continuation.resume(throwing: BrowserTestError("the DevTools connection closed"))
+                return
+            }
+            Task {
+                do {
+                    try await self.connection.write(.init(opcode: .text, payload: Array(bytes)))
+                } catch {
+                    let waiting = self.state.withLock { $0.waiting.removeValue(forKey: id) }
+                    waiting?.resume(throwing: error)
+                }
+            }
+        }
+        guard let object = try JSONSerialization.jsonObject(with: reply) as? [String: Any] else {
+            throw BrowserTestError("unreadable DevTools reply to \(method)")
+        }
+        if let error = object["error"] as? [String: Any] {
+            throw BrowserTestError("\(method): \(error["message"] as? String ?? "\(error)")")
+        }
+        return object["result"] as? [String: Any] ?? [:]
+    }
+
+    /// The parameters of the events `method` received in `session`, in order.
+    func events(session: String, method: String) -> [[String: Any]] {
+        let matching = state.withLock { $0.events.filter { $0.session == session && $0.method == method }.map(\.params) }
+        return matching.compactMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+    }
+
+    func close() {
+        connection.close()
+    }
+
+    private func received(_ frame: SignalingMachine.Frame) {
+        guard frame.opcode == .text || frame.opcode == .continuation else { return }
+        let message: [UInt8]? = state.withLock { state in
+            state.partial += frame.payload
+            guard frame.fin else { return nil }
+            defer { state.partial = [] }
+            return state.partial
+        }
+        guard let message, let object = try? JSONSerialization.jsonObject(with: Data(message)) as? [String: Any] else { return }
+        if let id = object["id"] as? Int {
+            let waiting = state.withLock { $0.waiting.removeValue(forKey: id) }
+            waiting?.resume(returning: Data(message))
+        } else if let method = object["method"] as? String {
+            let params = (try? JSONSerialization.data(withJSONObject: object["params"] ?? [:])) ?? Data()
+            state.withLock { $0.events.append((object["sessionId"] as? String, method, params)) }
+        }
+    }
+
+    private func ended() {
+        let waiting = state.withLock { state in
+            state.closed = true
+            defer { state.waiting = [:] }
+            return Array(state.waiting.values)
+        }
+        for continuation in waiting { continuation.resume(throwing: BrowserTestError("the DevTools connection closed")) }
+    }
+}
