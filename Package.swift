@@ -309,7 +309,7 @@ let package = Package(
         .testTarget(
             name: "InvisoWebTests",
             dependencies: [
-                "InvisoKit",
+                "InvisoKit", "InvisoTesting",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

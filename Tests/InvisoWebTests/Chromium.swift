@@ -123,6 +123,18 @@ struct DevToolsPage: Sendable {
         return (reply["result"] as? [String: Any])?["value"]
     }
 
+    /// The responses this page received since `Network.enable`: URL and headers (names
+    /// lowercased).
+    var responses: [(url: String, headers: [String: String])] {
+        devTools.events(session: sessionID, method: "Network.responseReceived").compactMap { event in
+            guard let response = event["response"] as? [String: Any], let url = response["url"] as? String else { return nil }
+            let headers = (response["headers"] as? [String: Any] ?? [:]).reduce(into: [String: String]()) {
+                $0[$1.key.lowercased()] = $1.value as? String
+            }
+            return (url, headers)
+        }
+    }
+
     /// Every URL this page requested since `Network.enable`.
     var requestedURLs: [String] {
         devTools.events(session: sessionID, method: "Network.requestWillBeSent").compactMap {

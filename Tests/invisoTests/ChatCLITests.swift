@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InvisoTesting
 
 /// `inviso invite --json` and `inviso join --json` as two processes against `inviso serve`,
 /// all on 127.0.0.1: pairing, messages both ways with delivery, leaving, and what is left

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import InvisoTesting
 
 /// Files in a chat and the one-shot `inviso send` / `inviso receive`, as processes against
 /// `inviso serve` on 127.0.0.1: over the direct path and over the relay, with either side

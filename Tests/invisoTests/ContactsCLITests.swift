@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InvisoTesting
 
 /// Contacts as processes against `inviso serve`: two people pair with an invite, save each
 /// other, exit, and later `inviso call` each other with no code; the server sees nothing

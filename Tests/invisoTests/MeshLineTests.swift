@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InvisoTesting
 
 /// Five `inviso mesh` processes on 127.0.0.1 in a line 1–2–3–4–5: each names only the node
 /// before it with `--peer`, so every message to or from the ends crosses three relays.

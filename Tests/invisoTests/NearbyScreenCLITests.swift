@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InvisoTesting
 
 /// `inviso nearby` in its full-screen mode on a real pseudo-terminal (`script` gives it
 /// one), against a second `inviso nearby --json` on 127.0.0.1 without DNS-SD: the terminal

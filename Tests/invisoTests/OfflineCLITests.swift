@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InvisoTesting
 
 /// Two `inviso offline` stores talk through the command line alone: invites and messages in
 /// every encoding and both forms, both directions, PQXDH and X3DH; rotation on an injected

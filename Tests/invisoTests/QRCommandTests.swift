@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InvisoTesting
 
 /// `inviso qr` as the built executable: its JSON matrix equals python-qrcode's, and the
 /// drawing follows `TERM` and `--no-unicode`.

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import Testing
+import InvisoTesting
 
 /// `inviso serve` as a user runs it: options and environment variables, the listening
 /// line, JSON logs without device IDs, graceful exit on SIGTERM.

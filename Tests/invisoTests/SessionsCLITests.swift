@@ -4,6 +4,7 @@ import InvisoStore
 import Testing
 
 @testable import inviso
+import InvisoTesting
 
 /// `inviso sessions` and `inviso verify` against a real encrypted store in a temporary data
 /// directory, run as the built executable.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InvisoTesting
 
 /// Two `inviso signal` stores talk through the command line alone: init, bundle, encrypt
 /// with the bundle, decrypt, reply, fingerprints — and failures leave the store unchanged.

@@ -146,12 +146,20 @@ public struct SignalingServer: Sendable {
                 try await respond(route, request, context)
             }
         }
+        // The browser client's files (docs/web.md); the page itself is `GET /` below.
+        router.get("/web/**") { request, _ in
+            WebAssets.shared.response(for: request.uri.path, request: request) ?? Self.response(RESTReply(.notFound))
+        }
         return router
     }
 
     private func respond(_ route: RESTRoute, _ request: Request, _ context: InvisoRequestContext) async throws -> Response {
         let reply: RESTReply
         switch route {
+        case .root where WebAssets.wantsPage(request):
+            // A browser gets the page; other clients (the app, monitors) the health JSON.
+            guard let page = WebAssets.shared.response(for: "/", request: request) else { return Self.response(RESTReply(.notFound)) }
+            return page
         case .root, .health:
             reply = RESTReply(status: 200, body: health())
         case .metrics:

@@ -1,8 +1,8 @@
-import Foundation
+package import Foundation
 
 /// A child process with captured standard output/error and bounded waits, for driving the
 /// `inviso` executable from tests.
-final class ChildProcess: @unchecked Sendable {
+package final class ChildProcess: @unchecked Sendable {
     private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
@@ -14,7 +14,7 @@ final class ChildProcess: @unchecked Sendable {
 
     /// Starts `executable` with `arguments`; standard input stays open until ``closeInput()``.
     /// The child inherits this process's environment plus `environment`, minus `unsetting`.
-    init(
+    package init(
         _ executable: URL, _ arguments: [String], environment: [String: String] = [:], unsetting: [String] = []
     ) throws {
         process.executableURL = executable
@@ -52,17 +52,17 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Writes `text` to the child's standard input.
-    func write(_ text: String) {
+    package func write(_ text: String) {
         input.fileHandleForWriting.write(Data(text.utf8))
     }
 
     /// Closes the child's standard input (end of file for it).
-    func closeInput() {
+    package func closeInput() {
         try? input.fileHandleForWriting.close()
     }
 
     /// Complete stdout lines so far, parsed as JSON objects (unparseable lines are kept as `["raw": line]`).
-    var events: [[String: Any]] {
+    package var events: [[String: Any]] {
         condition.lock()
         let bytes = stdoutBytes
         condition.unlock()
@@ -72,13 +72,13 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Everything written to stdout so far, as bytes (a terminal stream, say).
-    var standardOutput: [UInt8] { snapshot().stdout }
+    package var standardOutput: [UInt8] { snapshot().stdout }
 
     /// Whether the process has not exited yet.
-    var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 
     /// Everything written to stdout and stderr, for failure messages.
-    var transcript: String {
+    package var transcript: String {
         condition.lock()
         defer { condition.unlock() }
         return "stdout:\n" + String(decoding: stdoutBytes, as: UTF8.self) + "stderr:\n" + String(decoding: stderrBytes, as: UTF8.self)
@@ -88,7 +88,7 @@ final class ChildProcess: @unchecked Sendable {
     ///
     /// Polls with `Task.sleep`: a blocking wait would hold one of the concurrency pool's
     /// threads (two on a 2-core CI host) and starve every other test running at the time.
-    func waitForEvent(timeout: TimeInterval, _ predicate: ([String: Any]) -> Bool) async -> [String: Any]? {
+    package func waitForEvent(timeout: TimeInterval, _ predicate: ([String: Any]) -> Bool) async -> [String: Any]? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             let (bytes, open) = snapshot()
@@ -105,7 +105,7 @@ final class ChildProcess: @unchecked Sendable {
     /// Waits for the child to exit and its output to drain; kills it after `timeout`.
     /// Returns the exit status, or `nil` if it had to be killed. Polls, as
     /// ``waitForEvent(timeout:_:)`` does.
-    func waitForExit(timeout: TimeInterval) async -> Int32? {
+    package func waitForExit(timeout: TimeInterval) async -> Int32? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while process.isRunning && Date() < deadline {
             try? await Task.sleep(for: .milliseconds(10))
@@ -130,13 +130,13 @@ final class ChildProcess: @unchecked Sendable {
     }
 
     /// Sends `signal` to the child.
-    func signal(_ signal: Int32) {
+    package func signal(_ signal: Int32) {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, signal)
     }
 
     /// Kills the child if it is still running.
-    func kill() {
+    package func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()

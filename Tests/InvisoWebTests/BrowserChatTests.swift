@@ -1,0 +1,116 @@
+import Foundation
+import InvisoTesting
+import Testing
+
+/// The browser client as `inviso serve` serves it: the page and its headers, then a
+/// browser that creates an invite and an `inviso join --json` process that joins it, and
+/// messages both ways over the relay.
+@Suite("Browser: the page served by inviso serve, chatting with the CLI", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+struct BrowserChatTests {
+    /// `inviso serve` on a free port and its URL.
+    static func startServer() async throws -> (ChildProcess, String, URL) {
+        let binary = try InvisoExecutable.locate()
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-web-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let server = try ChildProcess(
+            binary, ["serve"],
+            environment: ["INVISO_PORT": "0", "INVISO_DATA": root.appendingPathComponent("server").path, "INVISO_HOST": "127.0.0.1"])
+        guard let listening = await server.waitForEvent(timeout: 60, { $0["event"] as? String == "listening" }),
+            let url = listening["url"] as? String
+        else {
+            server.kill()
+            throw BrowserTestError("the server did not start: \(server.transcript)")
+        }
+        return (server, url, root)
+    }
+
+    /// Polls `expression` in `page` until it returns a non-empty string.
+    static func waitForText(_ page: DevToolsPage, _ expression: String, timeout: Duration = .seconds(60)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let text = try await page.evaluate(expression) as? String, !text.isEmpty { return text }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BrowserTestError("timed out waiting for \(expression)")
+    }
+
+    @Test("a browser creates an invite, the CLI joins it, both are verified and messages go both ways")
+    func browserAndCLI() async throws {
+        let (server, url, root) = try await Self.startServer()
+        defer {
+            server.kill()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try await Chromium.launch()
+        var cli: ChildProcess?
+        do {
+            let page = try await browser.open(url + "/")
+            // The page came with its security headers, and from nowhere else.
+            let document = try #require(page.responses.first { $0.url == url + "/" }, "no response for the page")
+            #expect(document.headers["content-security-policy"]?.contains("default-src 'none'") == true)
+            #expect(document.headers["x-content-type-options"] == "nosniff")
+            #expect(try await page.evaluate("document.title") as? String == "Inviso")
+
+            _ = try await page.evaluate("document.getElementById('create').click()")
+            let invite = try await Self.waitForText(page, "document.getElementById('invite').textContent")
+            #expect(invite.split(separator: "-").count == 4)
+            let joiner = try ChildProcess(
+                try InvisoExecutable.locate(),
+                ["join", invite, "--json", "--server", url, "--data", root.appendingPathComponent("cli").path, "--no-direct"])
+            cli = joiner
+            let connected = try #require(
+                await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(joiner.transcript)")
+            #expect(connected["protocol"] as? String == "v2")
+            #expect(connected["verified"] as? Bool == true)
+            let pageNumber = try await Self.waitForText(page, "document.getElementById('safety-number').textContent")
+            joiner.write("{\"command\":\"verify\"}\n")
+            let verify = try #require(
+                await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "safety_number" }, "\(joiner.transcript)")
+            let cliNumber = try #require(verify["digits"] as? String)
+            #expect(pageNumber.replacingOccurrences(of: " ", with: "") == cliNumber.replacingOccurrences(of: " ", with: ""))
+
+            // Browser → CLI.
+            for text in ["hello from the browser", "ünïcødé 👋 and more"] {
+                _ = try await page.evaluate(
+                    "(() => { const i = document.getElementById('message-input'); i.value = \(Self.jsString(text)); document.getElementById('send').click(); })()")
+            }
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline, Self.texts(joiner).count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(Self.texts(joiner) == ["hello from the browser", "ünïcødé 👋 and more"], "\(joiner.transcript)")
+            // CLI → browser, delivered and marked.
+            joiner.write("hello from the CLI\n")
+            let shown = try await Self.waitForText(
+                page, "[...document.querySelectorAll('#messages li.in')].map(li => li.textContent).join('|')")
+            #expect(shown == "hello from the CLI")
+            let delivered = await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "delivered" }
+            #expect(delivered != nil, "the browser's ack never reached the CLI: \(joiner.transcript)")
+            let marked = try await Self.waitForText(
+                page, "String(document.querySelectorAll('#messages li.out.delivered').length || '')")
+            #expect(marked == "2")
+            // `INVISO_WEB_SCREENSHOT=PATH` keeps a picture of the chat (docs/web-chat.png).
+            if let path = ProcessInfo.processInfo.environment["INVISO_WEB_SCREENSHOT"] {
+                let shot = try await page.send("Page.captureScreenshot", ["format": "png"])
+                let data = try #require((shot["data"] as? String).flatMap { Data(base64Encoded: $0) })
+                try data.write(to: URL(fileURLWithPath: path))
+            }
+            // Every request of the page went to its own origin.
+            #expect(page.requestedURLs.allSatisfy { $0.hasPrefix(url + "/") || $0.hasPrefix(url.replacingOccurrences(of: "http", with: "ws") + "/") },
+                    "\(page.requestedURLs)")
+        } catch {
+            cli?.kill()
+            await browser.close()
+            throw error
+        }
+        cli?.kill()
+        await browser.close()
+    }
+
+    static func texts(_ process: ChildProcess) -> [String] {
+        process.events.filter { $0["event"] as? String == "message" }.compactMap { $0["text"] as? String }
+    }
+
+    static func jsString(_ text: String) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: [text])
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}
