@@ -9,33 +9,10 @@ import Testing
 struct BrowserCryptoTests {
     @Test("ChaCha20-Poly1305, Noise, CPace and Elligator 2 pass their vectors in the browser")
     func vectors() async throws {
-        let browser = try await Chromium.launch()
-        do {
-            try await StaticServer.with { base in
-                let page = try await browser.open("\(base)/test/index.html")
-                let value = try await page.evaluate(
-                    "import('/test/crypto-vectors.js').then(m => m.runCryptoVectors('/vectors')).then(r => JSON.stringify(r))")
-                let text = try #require(value as? String)
-                let results = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String: Any]])
-                for (group, minimum) in [("rfc8439", 30), ("noise", 400), ("cpace", 30)] {
-                    let result = try #require(results[group], "no \(group) results")
-                    let passed = result["passed"] as? Int ?? 0
-                    let failed = result["failed"] as? Int ?? -1
-                    #expect(failed == 0, "\(group): \(result["failures"] ?? [])")
-                    #expect(passed >= minimum, "\(group): only \(passed) vectors ran")
-                    let skipped = result["skipped"] as? Int ?? 0
-                    print("browser \(group): \(passed) passed" + (skipped > 0 ? ", \(skipped) skipped (448 or BLAKE2: no WebCrypto)" : ""))
-                }
-                // Everything the page fetched came from the page's own origin.
-                let urls = page.requestedURLs
-                #expect(!urls.isEmpty)
-                #expect(urls.allSatisfy { $0.hasPrefix(base + "/") }, "requests to another origin: \(urls.filter { !$0.hasPrefix(base + "/") })")
-            }
-        } catch {
-            await browser.close()
-            throw error
-        }
-        await browser.close()
+        // Noise: the 448 and BLAKE2 vectors are skipped (no WebCrypto for them).
+        try await runBrowserVectors(
+            "import('/test/crypto-vectors.js').then(m => m.runCryptoVectors('/vectors')).then(r => JSON.stringify(r))",
+            minimums: [("rfc8439", 30), ("noise", 400), ("cpace", 30)])
     }
 }
 
@@ -47,25 +24,38 @@ struct BrowserCryptoTests {
 struct BrowserSessionTests {
     @Test("libsignal's chain step and safety numbers, and the Swift v2 session replayed as either side")
     func sessionVectors() async throws {
-        let browser = try await Chromium.launch()
-        do {
-            try await StaticServer.with { base in
-                let page = try await browser.open("\(base)/test/index.html")
-                let value = try await page.evaluate(
-                    "import('/test/session-vectors.js').then(m => m.runSessionVectors('/vectors')).then(r => JSON.stringify(r))")
-                let text = try #require(value as? String)
-                let results = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String: Any]])
-                for (group, minimum) in [("signal", 4), ("v2", 20)] {
-                    let result = try #require(results[group], "no \(group) results")
-                    #expect(result["failed"] as? Int == 0, "\(group): \(result["failures"] ?? [])")
-                    #expect((result["passed"] as? Int ?? 0) >= minimum, "\(group): only \(result["passed"] ?? 0) checks ran")
-                    print("browser \(group): \(result["passed"] ?? 0) passed")
-                }
-            }
-        } catch {
-            await browser.close()
-            throw error
-        }
-        await browser.close()
+        try await runBrowserVectors(
+            "import('/test/session-vectors.js').then(m => m.runSessionVectors('/vectors')).then(r => JSON.stringify(r))",
+            minimums: [("signal", 4), ("v2", 20)])
     }
+}
+
+/// Loads the test page in a fresh headless Chromium and returns what `expression` (a
+/// promise of a JSON string of `{group: {passed, failed, skipped, failures}}`) gives;
+/// checks every group has no failure and at least its minimum of passed checks.
+func runBrowserVectors(_ expression: String, minimums: [(String, Int)]) async throws {
+    let browser = try await Chromium.launch()
+    do {
+        try await StaticServer.with { base in
+            let page = try await browser.open("\(base)/test/index.html")
+            let text = try #require(try await page.evaluate(expression) as? String)
+            let results = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: [String: Any]])
+            for (group, minimum) in minimums {
+                let result = try #require(results[group], "no \(group) results")
+                let passed = result["passed"] as? Int ?? 0
+                let skipped = result["skipped"] as? Int ?? 0
+                #expect(result["failed"] as? Int == 0, "\(group): \(result["failures"] ?? [])")
+                #expect(passed >= minimum, "\(group): only \(passed) checks ran")
+                print("browser \(group): \(passed) passed" + (skipped > 0 ? ", \(skipped) skipped" : ""))
+            }
+            // Everything the page fetched came from the page's own origin.
+            let urls = page.requestedURLs
+            #expect(!urls.isEmpty)
+            #expect(urls.allSatisfy { $0.hasPrefix(base + "/") }, "requests to another origin: \(urls.filter { !$0.hasPrefix(base + "/") })")
+        }
+    } catch {
+        await browser.close()
+        throw error
+    }
+    await browser.close()
 }

@@ -11,30 +11,9 @@ import { CPaceParty, generator } from "../js/crypto/cpace.js";
 import { mapToCurveU } from "../js/crypto/elligator2.js";
 import { HandshakeState, parseProtocol } from "../js/crypto/noise.js";
 import { x25519 } from "../js/crypto/x25519.js";
+import { check, group, load } from "./support.js";
 
-/** @typedef {{ passed: number, failed: number, skipped: number, failures: string[] }} GroupResult */
-
-/** @returns {GroupResult} */
-function group() {
-  return { passed: 0, failed: 0, skipped: 0, failures: [] };
-}
-
-/** @param {GroupResult} result @param {boolean} ok @param {string} what */
-function check(result, ok, what) {
-  if (ok) {
-    result.passed += 1;
-  } else {
-    result.failed += 1;
-    if (result.failures.length < 10) result.failures.push(what);
-  }
-}
-
-/** @param {string} path @returns {Promise<any>} */
-async function load(path) {
-  const response = await fetch(path);
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return response.json();
-}
+/** @typedef {import("./support.js").GroupResult} GroupResult */
 
 /**
  * RFC 8439 (§2.3.2–2.8.2, appendix A).

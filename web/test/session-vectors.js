@@ -8,25 +8,9 @@ import { fromHex, toHex, utf8 } from "../js/crypto/bytes.js";
 import { safetyNumber } from "../js/signal/fingerprint.js";
 import { chainStep, messageKeys } from "../js/signal/ratchet.js";
 import { V2Pairing } from "../js/v2/pairing.js";
+import { check, group, load } from "./support.js";
 
-/** @typedef {{ passed: number, failed: number, skipped: number, failures: string[] }} GroupResult */
-
-/** @param {GroupResult} result @param {boolean} ok @param {string} what */
-function check(result, ok, what) {
-  if (ok) {
-    result.passed += 1;
-  } else {
-    result.failed += 1;
-    if (result.failures.length < 10) result.failures.push(what);
-  }
-}
-
-/** @param {string} path @returns {Promise<any>} */
-async function load(path) {
-  const response = await fetch(path);
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  return response.json();
-}
+/** @typedef {import("./support.js").GroupResult} GroupResult */
 
 /**
  * Bytes handed out in order from a recorded stream.
@@ -50,8 +34,7 @@ function recorded(hex) {
  * @param {any} fingerprintDoc
  */
 async function signal(chainDoc, fingerprintDoc) {
-  /** @type {GroupResult} */
-  const result = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  const result = group();
   for (const v of chainDoc.vectors) {
     const step = await chainStep(fromHex(v.inputs.chain_key));
     const keys = await messageKeys(step.seed);
@@ -155,8 +138,7 @@ export async function runSessionVectors(vectors) {
     load(`${vectors}/signal/fingerprint.json`),
     load(new URL("./vectors/v2-session.json", import.meta.url).href),
   ]);
-  /** @type {GroupResult} */
-  const v2Result = { passed: 0, failed: 0, skipped: 0, failures: [] };
+  const v2Result = group();
   for (const role of /** @type {const} */ (["creator", "joiner"])) {
     try {
       await replay(v2, role, v2Result);

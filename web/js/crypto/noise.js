@@ -388,6 +388,22 @@ export class HandshakeState {
   }
 
   /**
+   * A token that writes nothing and reads nothing: `psk` (the next pre-shared key) or a
+   * DH (`ee`, `es`, `se`, `ss`).
+   * @param {string} token
+   */
+  async mixToken(token) {
+    if (token === "psk") {
+      const psk = this.psks.shift();
+      if (!psk || psk.length !== 32) throw new NoiseError("missingKey", "no 32-byte psk");
+      await this.symmetric.mixKeyAndHash(psk);
+    } else {
+      const [mine, theirs] = this.keysFor(token);
+      await this.symmetric.mixKey(await this.dh(mine, theirs));
+    }
+  }
+
+  /**
    * Writes the next handshake message with `payload`.
    * @param {Uint8Array} payload
    * @returns {Promise<Uint8Array>}
@@ -406,13 +422,8 @@ export class HandshakeState {
       } else if (token === "s") {
         if (!this.staticPublic) throw new NoiseError("missingKey", "no static key");
         parts.push(await this.symmetric.encryptAndHash(this.staticPublic));
-      } else if (token === "psk") {
-        const psk = this.psks.shift();
-        if (!psk || psk.length !== 32) throw new NoiseError("missingKey", "no 32-byte psk");
-        await this.symmetric.mixKeyAndHash(psk);
       } else {
-        const [mine, theirs] = this.keysFor(token);
-        await this.symmetric.mixKey(await this.dh(mine, theirs));
+        await this.mixToken(token);
       }
     }
     parts.push(await this.symmetric.encryptAndHash(payload));
@@ -441,13 +452,8 @@ export class HandshakeState {
         if (this.isPSK) await this.symmetric.mixKey(this.remoteEphemeral);
       } else if (token === "s") {
         this.remoteStatic = await this.symmetric.decryptAndHash(take(this.symmetric.cipherState.hasKey ? 48 : 32));
-      } else if (token === "psk") {
-        const psk = this.psks.shift();
-        if (!psk || psk.length !== 32) throw new NoiseError("missingKey", "no 32-byte psk");
-        await this.symmetric.mixKeyAndHash(psk);
       } else {
-        const [mine, theirs] = this.keysFor(token);
-        await this.symmetric.mixKey(await this.dh(mine, theirs));
+        await this.mixToken(token);
       }
     }
     const payload = await this.symmetric.decryptAndHash(message.subarray(offset));
