@@ -2,7 +2,7 @@
 # The project's test command (README): build everything, including the `inviso`
 # executable that the interop tests launch, replay the fuzz seed corpus through the
 # fuzz targets' invariant checks, check the REST contract (CI), then run every test in
-# one parallel pass — but for the nearby namespace suites, which run after it (below).
+# one parallel pass — but for the nearby namespace and browser suites, which run after it (below).
 #
 # One pass is enough because no test races the wall clock any more: the session and
 # signaling logic are pure machines tested on virtual time, the drivers' timers sleep on
@@ -49,9 +49,12 @@ else
     echo "skipping the Schemathesis API check: set INVISO_SCHEMATHESIS=1 (or CI=true) to run it (needs PyPI)"
 fi
 # The nearby namespace tests run whole `inviso nearby` processes and avahi-daemons (a 50 MiB
-# transfer among them): they go in a pass of their own after the parallel one, so that
-# their load never pushes the timing-sensitive suites past their deadlines.
-nearby="DNSSDTests|NearbyCLITests"
+# transfer among them), and the browser tests (InvisoWebTests) headless Chromiums (several
+# processes each) beside `inviso serve` and `inviso join`: they go in a pass of their own
+# after the parallel one, so that their load never pushes the timing-sensitive suites past
+# their deadlines (a Chromium start beside the 860 parallel tests stalled an HTTP test for
+# 90 s).
+nearby="DNSSDTests|NearbyCLITests|InvisoWebTests"
 swift test --skip-build --parallel --skip "$nearby" || status=$?
 swift test --skip-build --filter "$nearby" || status=$?
 exit "$status"

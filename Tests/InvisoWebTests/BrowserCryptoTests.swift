@@ -22,11 +22,11 @@ struct BrowserCryptoTests {
 /// Swift side's frames byte for byte.
 @Suite("Browser: ratchet and v2 session in Chromium", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
 struct BrowserSessionTests {
-    @Test("libsignal's chain step and safety numbers, and the Swift v2 session replayed as either side")
+    @Test("libsignal's chain step and safety numbers, the iOS app's v1 frames, and the Swift v2 session replayed as either side")
     func sessionVectors() async throws {
         try await runBrowserVectors(
             "import('/test/session-vectors.js').then(m => m.runSessionVectors('/vectors')).then(r => JSON.stringify(r))",
-            minimums: [("signal", 4), ("v2", 20)])
+            minimums: [("signal", 4), ("v1", 10), ("v2", 20)])
     }
 }
 

@@ -43,7 +43,7 @@ final class Chromium: Sendable {
             "--headless=new", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
             "--disable-default-apps", "--disable-domain-reliability", "--disable-breakpad", "--metrics-recording-only",
-            "--no-pings", "--disable-client-side-phishing-detection",
+            "--no-pings", "--disable-client-side-phishing-detection", "--disable-dev-shm-usage",
             "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,NetworkTimeServiceQuerying",
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
             "--user-data-dir=\(profile.path)", "--remote-debugging-port=0", "about:blank",
@@ -77,7 +77,7 @@ final class Chromium: Sendable {
         guard let targetID = created["targetId"] as? String else { throw BrowserTestError("no target id") }
         let attached = try await devTools.send("Target.attachToTarget", ["targetId": targetID, "flatten": true])
         guard let sessionID = attached["sessionId"] as? String else { throw BrowserTestError("no session id") }
-        let page = DevToolsPage(devTools: devTools, sessionID: sessionID)
+        let page = DevToolsPage(devTools: devTools, sessionID: sessionID, targetID: targetID)
         _ = try await page.send("Network.enable")
         _ = try await page.send("Page.enable")
         _ = try await page.send("Page.navigate", ["url": url])
@@ -106,6 +106,12 @@ final class Chromium: Sendable {
 struct DevToolsPage: Sendable {
     let devTools: DevToolsConnection
     let sessionID: String
+    let targetID: String
+
+    /// Closes the page.
+    func close() async {
+        _ = try? await devTools.send("Target.closeTarget", ["targetId": targetID])
+    }
 
     /// Sends a command in this page's session.
     func send(_ method: String, _ parameters: [String: any Sendable] = [:]) async throws -> [String: Any] {

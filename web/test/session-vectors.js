@@ -7,6 +7,7 @@
 import { fromHex, toHex, utf8 } from "../js/crypto/bytes.js";
 import { safetyNumber } from "../js/signal/fingerprint.js";
 import { chainStep, messageKeys } from "../js/signal/ratchet.js";
+import { V1Channel, messageKey, sessionKey } from "../js/v1/channel.js";
 import { V2Pairing } from "../js/v2/pairing.js";
 import { check, group, load } from "./support.js";
 
@@ -128,14 +129,56 @@ async function replay(vector, role, result) {
 }
 
 /**
+ * v1 as the iOS app ships it: frames made by the app's own code
+ * (../shared/vectors/inviso-v1/app-v1.json) open, with the session and message keys the
+ * vector gives; a replay and our own frame reflected back are refused.
+ * @param {any} doc
+ */
+async function v1(doc) {
+  const result = group();
+  const alice = await sessionKey(fromHex(doc.alice_private), fromHex(doc.bob_public));
+  const bob = await sessionKey(fromHex(doc.bob_private), fromHex(doc.alice_public));
+  check(result, toHex(alice) === doc.session_key && toHex(bob) === doc.session_key, "session key");
+  const channels = { alice: new V1Channel(alice, "creator"), bob: new V1Channel(bob, "joiner") };
+  for (const message of doc.messages) {
+    check(result, toHex(await messageKey(alice, message.counter)) === message.message_key, `message key ${message.counter}`);
+    const receiver = message.sender === "alice" ? channels.bob : channels.alice;
+    try {
+      const { plaintext } = await receiver.open(message.wire_json);
+      check(result, new TextDecoder().decode(plaintext) === message.plaintext, `opens ${message.sender} #${message.counter}`);
+    } catch (error) {
+      check(result, false, `opens ${message.sender} #${message.counter}: ${/** @type {any} */ (error).code}`);
+    }
+  }
+  /** @param {() => Promise<unknown>} action @param {string} code */
+  const refuses = async (action, code) => {
+    try {
+      await action();
+      return false;
+    } catch (error) {
+      return /** @type {any} */ (error).code === code;
+    }
+  };
+  const first = doc.messages.find((/** @type {any} */ m) => m.sender === "alice");
+  check(result, await refuses(() => channels.bob.open(first.wire_json), "replayed"), "a replay is refused");
+  const fresh = new V1Channel(alice, "creator");
+  fresh.sendCounter = 1000;
+  const ours = await fresh.seal(utf8("to bob"));
+  check(result, await refuses(() => fresh.open(ours), "reflected"), "our own frame reflected back is refused");
+  check(result, new TextDecoder().decode((await channels.bob.open(ours)).plaintext) === "to bob", "bob opens ours");
+  return result;
+}
+
+/**
  * Runs every group; `vectors` is where ../shared/vectors is served.
  * @param {string} vectors
  * @returns {Promise<Record<string, GroupResult>>}
  */
 export async function runSessionVectors(vectors) {
-  const [chainDoc, fingerprintDoc, v2] = await Promise.all([
+  const [chainDoc, fingerprintDoc, v1Doc, v2] = await Promise.all([
     load(`${vectors}/signal/chain-key.json`),
     load(`${vectors}/signal/fingerprint.json`),
+    load(`${vectors}/inviso-v1/app-v1.json`),
     load(new URL("./vectors/v2-session.json", import.meta.url).href),
   ]);
   const v2Result = group();
@@ -146,5 +189,5 @@ export async function runSessionVectors(vectors) {
       check(v2Result, false, `${role}: ${/** @type {Error} */ (error).message}`);
     }
   }
-  return { signal: await signal(chainDoc, fingerprintDoc), v2: v2Result };
+  return { signal: await signal(chainDoc, fingerprintDoc), v1: await v1(v1Doc), v2: v2Result };
 }

@@ -107,12 +107,21 @@ export class Chat {
       socket.onopen = () => resolve(undefined);
       socket.onerror = () => reject(new Error("the server cannot be reached"));
       socket.onclose = () => this.emit({ type: "status", text: "disconnected from the server" });
-      socket.onmessage = (event) => {
-        // One at a time, in order: the machines are not reentrant.
-        this.queue = this.queue.then(() => this.received(event.data)).catch((error) => this.emit({ type: "error", text: String(error.message ?? error) }));
-      };
+      socket.onmessage = (event) => this.serial(() => this.received(event.data));
       setInterval(() => this.send({ type: "ping" }), 25000);
     });
+  }
+
+  /**
+   * Runs `work` after everything queued before it: the ratchet and the pairing are not
+   * reentrant (two seals at once would take the same message key), so every step that
+   * touches them — a frame received, a message sent, an ack, a resend — goes through here.
+   * @param {() => Promise<void> | void} work
+   * @returns {Promise<void>}
+   */
+  serial(work) {
+    this.queue = this.queue.then(work).catch((error) => this.emit({ type: "error", text: String(error?.message ?? error) }));
+    return this.queue;
   }
 
   /** @param {object} message */
@@ -227,8 +236,8 @@ export class Chat {
       this.deliver(this.delivered, next);
     }
     // A duplicate still owes the ack: the sender resent because it missed ours.
-    if (this.unacked >= 16) this.sendAck();
-    else this.ackTimer ??= setTimeout(() => this.sendAck(), 20);
+    if (this.unacked >= 16) await this.sendAck();
+    else this.ackTimer ??= setTimeout(() => this.serial(() => this.sendAck()), 20);
   }
 
   /** @param {number} seq @param {Uint8Array} payload */
@@ -269,7 +278,7 @@ export class Chat {
     const payload = utf8(text);
     this.outbox.set(seq, payload);
     this.emit({ type: "message", seq, text, outgoing: true });
-    if (this.session) await this.transmit(seq, payload);
+    await this.serial(() => this.transmit(seq, payload));
   }
 
   /** @param {number} seq @param {Uint8Array} payload */
@@ -278,8 +287,9 @@ export class Chat {
     this.sendFrame(await this.session.sealKind(KIND.message, concat(u64(seq), payload)));
   }
 
+  /** Sends every unacknowledged message again, in order (each as a new ratchet frame). */
   resendAll() {
-    this.queue = this.queue.then(async () => {
+    this.serial(async () => {
       for (const [seq, payload] of [...this.outbox.entries()].sort((a, b) => a[0] - b[0])) await this.transmit(seq, payload);
     });
   }

@@ -5,14 +5,6 @@
 
 import { constantTimeEqual } from "./bytes.js";
 
-/** @param {Uint32Array} x @param {number} a @param {number} b @param {number} c @param {number} d */
-function quarterRound(x, a, b, c, d) {
-  x[a] = (x[a] + x[b]) | 0; x[d] ^= x[a]; x[d] = (x[d] << 16) | (x[d] >>> 16);
-  x[c] = (x[c] + x[d]) | 0; x[b] ^= x[c]; x[b] = (x[b] << 12) | (x[b] >>> 20);
-  x[a] = (x[a] + x[b]) | 0; x[d] ^= x[a]; x[d] = (x[d] << 8) | (x[d] >>> 24);
-  x[c] = (x[c] + x[d]) | 0; x[b] ^= x[c]; x[b] = (x[b] << 7) | (x[b] >>> 25);
-}
-
 /**
  * The 16-word initial state: constants, key, counter, nonce (§2.3).
  * @param {Uint8Array} key 32 bytes
@@ -32,20 +24,79 @@ function initialState(key, counter, nonce) {
 }
 
 /**
- * One 64-byte keystream block (§2.3) as 16 words.
+ * One 64-byte keystream block (§2.3) into `out` (16 words): the state in sixteen locals,
+ * ten double rounds, then the input added. (The quarter rounds are written out: a helper
+ * function cannot change its caller's locals, and typed-array slots are slower.)
  * @param {Uint32Array} state the initial state (its counter word is used as is)
- * @param {Uint32Array} working scratch, 16 words
  * @param {Uint32Array} out 16 words
  */
-function block(state, working, out) {
-  working.set(state);
-  for (let i = 0; i < 10; i++) {
-    quarterRound(working, 0, 4, 8, 12); quarterRound(working, 1, 5, 9, 13);
-    quarterRound(working, 2, 6, 10, 14); quarterRound(working, 3, 7, 11, 15);
-    quarterRound(working, 0, 5, 10, 15); quarterRound(working, 1, 6, 11, 12);
-    quarterRound(working, 2, 7, 8, 13); quarterRound(working, 3, 4, 9, 14);
+function block(state, out) {
+  let x0 = state[0];
+  let x1 = state[1];
+  let x2 = state[2];
+  let x3 = state[3];
+  let x4 = state[4];
+  let x5 = state[5];
+  let x6 = state[6];
+  let x7 = state[7];
+  let x8 = state[8];
+  let x9 = state[9];
+  let x10 = state[10];
+  let x11 = state[11];
+  let x12 = state[12];
+  let x13 = state[13];
+  let x14 = state[14];
+  let x15 = state[15];
+  for (let round = 0; round < 10; round++) {
+    x0 = (x0 + x4) | 0; x12 ^= x0; x12 = (x12 << 16) | (x12 >>> 16);
+    x8 = (x8 + x12) | 0; x4 ^= x8; x4 = (x4 << 12) | (x4 >>> 20);
+    x0 = (x0 + x4) | 0; x12 ^= x0; x12 = (x12 << 8) | (x12 >>> 24);
+    x8 = (x8 + x12) | 0; x4 ^= x8; x4 = (x4 << 7) | (x4 >>> 25);
+    x1 = (x1 + x5) | 0; x13 ^= x1; x13 = (x13 << 16) | (x13 >>> 16);
+    x9 = (x9 + x13) | 0; x5 ^= x9; x5 = (x5 << 12) | (x5 >>> 20);
+    x1 = (x1 + x5) | 0; x13 ^= x1; x13 = (x13 << 8) | (x13 >>> 24);
+    x9 = (x9 + x13) | 0; x5 ^= x9; x5 = (x5 << 7) | (x5 >>> 25);
+    x2 = (x2 + x6) | 0; x14 ^= x2; x14 = (x14 << 16) | (x14 >>> 16);
+    x10 = (x10 + x14) | 0; x6 ^= x10; x6 = (x6 << 12) | (x6 >>> 20);
+    x2 = (x2 + x6) | 0; x14 ^= x2; x14 = (x14 << 8) | (x14 >>> 24);
+    x10 = (x10 + x14) | 0; x6 ^= x10; x6 = (x6 << 7) | (x6 >>> 25);
+    x3 = (x3 + x7) | 0; x15 ^= x3; x15 = (x15 << 16) | (x15 >>> 16);
+    x11 = (x11 + x15) | 0; x7 ^= x11; x7 = (x7 << 12) | (x7 >>> 20);
+    x3 = (x3 + x7) | 0; x15 ^= x3; x15 = (x15 << 8) | (x15 >>> 24);
+    x11 = (x11 + x15) | 0; x7 ^= x11; x7 = (x7 << 7) | (x7 >>> 25);
+    x0 = (x0 + x5) | 0; x15 ^= x0; x15 = (x15 << 16) | (x15 >>> 16);
+    x10 = (x10 + x15) | 0; x5 ^= x10; x5 = (x5 << 12) | (x5 >>> 20);
+    x0 = (x0 + x5) | 0; x15 ^= x0; x15 = (x15 << 8) | (x15 >>> 24);
+    x10 = (x10 + x15) | 0; x5 ^= x10; x5 = (x5 << 7) | (x5 >>> 25);
+    x1 = (x1 + x6) | 0; x12 ^= x1; x12 = (x12 << 16) | (x12 >>> 16);
+    x11 = (x11 + x12) | 0; x6 ^= x11; x6 = (x6 << 12) | (x6 >>> 20);
+    x1 = (x1 + x6) | 0; x12 ^= x1; x12 = (x12 << 8) | (x12 >>> 24);
+    x11 = (x11 + x12) | 0; x6 ^= x11; x6 = (x6 << 7) | (x6 >>> 25);
+    x2 = (x2 + x7) | 0; x13 ^= x2; x13 = (x13 << 16) | (x13 >>> 16);
+    x8 = (x8 + x13) | 0; x7 ^= x8; x7 = (x7 << 12) | (x7 >>> 20);
+    x2 = (x2 + x7) | 0; x13 ^= x2; x13 = (x13 << 8) | (x13 >>> 24);
+    x8 = (x8 + x13) | 0; x7 ^= x8; x7 = (x7 << 7) | (x7 >>> 25);
+    x3 = (x3 + x4) | 0; x14 ^= x3; x14 = (x14 << 16) | (x14 >>> 16);
+    x9 = (x9 + x14) | 0; x4 ^= x9; x4 = (x4 << 12) | (x4 >>> 20);
+    x3 = (x3 + x4) | 0; x14 ^= x3; x14 = (x14 << 8) | (x14 >>> 24);
+    x9 = (x9 + x14) | 0; x4 ^= x9; x4 = (x4 << 7) | (x4 >>> 25);
   }
-  for (let i = 0; i < 16; i++) out[i] = (working[i] + state[i]) | 0;
+  out[0] = (x0 + state[0]) | 0;
+  out[1] = (x1 + state[1]) | 0;
+  out[2] = (x2 + state[2]) | 0;
+  out[3] = (x3 + state[3]) | 0;
+  out[4] = (x4 + state[4]) | 0;
+  out[5] = (x5 + state[5]) | 0;
+  out[6] = (x6 + state[6]) | 0;
+  out[7] = (x7 + state[7]) | 0;
+  out[8] = (x8 + state[8]) | 0;
+  out[9] = (x9 + state[9]) | 0;
+  out[10] = (x10 + state[10]) | 0;
+  out[11] = (x11 + state[11]) | 0;
+  out[12] = (x12 + state[12]) | 0;
+  out[13] = (x13 + state[13]) | 0;
+  out[14] = (x14 + state[14]) | 0;
+  out[15] = (x15 + state[15]) | 0;
 }
 
 /** @param {Uint32Array} words @returns {Uint8Array} the words little-endian */
@@ -63,7 +114,7 @@ function littleEndianBytes(words) {
  */
 export function chacha20Block(key, counter, nonce) {
   const out = new Uint32Array(16);
-  block(initialState(key, counter, nonce), new Uint32Array(16), out);
+  block(initialState(key, counter, nonce), out);
   return littleEndianBytes(out);
 }
 
@@ -78,31 +129,41 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 export function chacha20(key, counter, nonce, data) {
   if (key.length !== 32 || nonce.length !== 12) throw new Error("chacha20: bad key or nonce length");
   const state = initialState(key, counter, nonce);
-  const working = new Uint32Array(16);
   const stream = new Uint32Array(16);
   const streamBytes = new Uint8Array(stream.buffer);
   const out = new Uint8Array(data.length);
+  // Whole blocks a word at a time where the platform is little-endian and the input is
+  // word-aligned (the keystream words are then its bytes in order); the rest bytewise.
+  const words = LITTLE_ENDIAN && data.byteOffset % 4 === 0;
+  const in32 = words ? new Uint32Array(data.buffer, data.byteOffset, data.length >>> 2) : null;
+  const out32 = new Uint32Array(out.buffer, 0, out.length >>> 2);
   for (let offset = 0; offset < data.length; offset += 64) {
-    block(state, working, stream);
-    if (!LITTLE_ENDIAN) {
-      // The keystream is serialised little-endian whatever the platform.
-      const view = new DataView(stream.buffer);
-      for (let i = 0; i < 16; i++) view.setUint32(i * 4, stream[i], true);
+    block(state, stream);
+    if (in32 && offset + 64 <= data.length) {
+      const w = offset >>> 2;
+      for (let i = 0; i < 16; i++) out32[w + i] = in32[w + i] ^ stream[i];
+    } else {
+      if (!LITTLE_ENDIAN) {
+        // The keystream is serialised little-endian whatever the platform.
+        const view = new DataView(stream.buffer);
+        for (let i = 0; i < 16; i++) view.setUint32(i * 4, stream[i], true);
+      }
+      const end = Math.min(64, data.length - offset);
+      for (let i = 0; i < end; i++) out[offset + i] = data[offset + i] ^ streamBytes[i];
     }
-    const end = Math.min(64, data.length - offset);
-    for (let i = 0; i < end; i++) out[offset + i] = data[offset + i] ^ streamBytes[i];
     state[12] = (state[12] + 1) | 0;
   }
   return out;
 }
 
 // Poly1305 (§2.5) with h and r in ten 13-bit limbs (130 bits). After a carry every limb is
-// below 2^13 and a limb of h plus a message limb below 2^14, so a product term is below
-// 2^27 and a sum of ten of them (five times for the wrapped ones) below 2^33: every
-// intermediate is an exact double.
+// below 2^13 (limb 1 may hold one more), and a limb of h plus a message limb below 2^14 + 1,
+// so a product term is below 2^27 · 5 and a sum of ten below 2^33: every intermediate is an
+// exact double, and multiplying by 2^−13 then flooring is an exact shift.
 
 const LIMBS = 10;
 const RADIX = 8192;
+const INV_RADIX = 1 / 8192;
 
 /**
  * Reads 16 little-endian bytes (plus a bit at 2^128 when `hibit`) into limbs.
@@ -142,47 +203,121 @@ function carry(x) {
 }
 
 /**
+ * A Poly1305 computation (§2.5): the clamped r, and the accumulator h between calls.
+ */
+class Poly1305State {
+  /** @param {Uint8Array} key the 32-byte one-time key */
+  constructor(key) {
+    if (key.length !== 32) throw new Error("poly1305: bad key length");
+    // r is clamped (§2.5.1).
+    const rBytes = key.slice(0, 16);
+    rBytes[3] &= 15; rBytes[7] &= 15; rBytes[11] &= 15; rBytes[15] &= 15;
+    rBytes[4] &= 252; rBytes[8] &= 252; rBytes[12] &= 252;
+    this.r = new Float64Array(LIMBS);
+    loadLimbs(rBytes, 0, 0, this.r);
+    this.h = new Float64Array(LIMBS);
+    this.key = key;
+  }
+
+  /**
+   * Adds the 16-byte blocks of `m` from `offset` to `end` (a multiple of 16 bytes on),
+   * each with the 2^128 bit when `hibit` is 2^11 (whole blocks), without it when 0 (the
+   * last partial block of a plain MAC, already padded with its 0x01 byte).
+   * @param {Uint8Array} m @param {number} offset @param {number} end @param {number} hibit
+   */
+  blocks(m, offset, end, hibit) {
+    const [r0, r1, r2, r3, r4, r5, r6, r7, r8, r9] = this.r;
+    // A term past limb 9 wraps to limb k − 10 times 5 (2^130 ≡ 5 mod p).
+    const s1 = 5 * r1, s2 = 5 * r2, s3 = 5 * r3, s4 = 5 * r4, s5 = 5 * r5, s6 = 5 * r6, s7 = 5 * r7, s8 = 5 * r8, s9 = 5 * r9;
+    let [h0, h1, h2, h3, h4, h5, h6, h7, h8, h9] = this.h;
+    for (let o = offset; o + 16 <= end; o += 16) {
+      // The block's 16-bit little-endian words, then its ten 13-bit limbs (limb k is bits
+      // 13k … 13k+12; the 2^128 bit, set for a whole block, is bit 11 of limb 9).
+      const t0 = m[o] | (m[o + 1] << 8), t1 = m[o + 2] | (m[o + 3] << 8);
+      const t2 = m[o + 4] | (m[o + 5] << 8), t3 = m[o + 6] | (m[o + 7] << 8);
+      const t4 = m[o + 8] | (m[o + 9] << 8), t5 = m[o + 10] | (m[o + 11] << 8);
+      const t6 = m[o + 12] | (m[o + 13] << 8), t7 = m[o + 14] | (m[o + 15] << 8);
+      h0 += t0 & 0x1fff;
+      h1 += ((t0 >>> 13) | (t1 << 3)) & 0x1fff;
+      h2 += ((t1 >>> 10) | (t2 << 6)) & 0x1fff;
+      h3 += ((t2 >>> 7) | (t3 << 9)) & 0x1fff;
+      h4 += ((t3 >>> 4) | (t4 << 12)) & 0x1fff;
+      h5 += (t4 >>> 1) & 0x1fff;
+      h6 += ((t4 >>> 14) | (t5 << 2)) & 0x1fff;
+      h7 += ((t5 >>> 11) | (t6 << 5)) & 0x1fff;
+      h8 += ((t6 >>> 8) | (t7 << 8)) & 0x1fff;
+      h9 += (t7 >>> 5) | hibit;
+      const d0 = h0 * r0 + h9 * s1 + h8 * s2 + h7 * s3 + h6 * s4 + h5 * s5 + h4 * s6 + h3 * s7 + h2 * s8 + h1 * s9;
+      const d1 = h1 * r0 + h0 * r1 + h9 * s2 + h8 * s3 + h7 * s4 + h6 * s5 + h5 * s6 + h4 * s7 + h3 * s8 + h2 * s9;
+      const d2 = h2 * r0 + h1 * r1 + h0 * r2 + h9 * s3 + h8 * s4 + h7 * s5 + h6 * s6 + h5 * s7 + h4 * s8 + h3 * s9;
+      const d3 = h3 * r0 + h2 * r1 + h1 * r2 + h0 * r3 + h9 * s4 + h8 * s5 + h7 * s6 + h6 * s7 + h5 * s8 + h4 * s9;
+      const d4 = h4 * r0 + h3 * r1 + h2 * r2 + h1 * r3 + h0 * r4 + h9 * s5 + h8 * s6 + h7 * s7 + h6 * s8 + h5 * s9;
+      const d5 = h5 * r0 + h4 * r1 + h3 * r2 + h2 * r3 + h1 * r4 + h0 * r5 + h9 * s6 + h8 * s7 + h7 * s8 + h6 * s9;
+      const d6 = h6 * r0 + h5 * r1 + h4 * r2 + h3 * r3 + h2 * r4 + h1 * r5 + h0 * r6 + h9 * s7 + h8 * s8 + h7 * s9;
+      const d7 = h7 * r0 + h6 * r1 + h5 * r2 + h4 * r3 + h3 * r4 + h2 * r5 + h1 * r6 + h0 * r7 + h9 * s8 + h8 * s9;
+      const d8 = h8 * r0 + h7 * r1 + h6 * r2 + h5 * r3 + h4 * r4 + h3 * r5 + h2 * r6 + h1 * r7 + h0 * r8 + h9 * s9;
+      const d9 = h9 * r0 + h8 * r1 + h7 * r2 + h6 * r3 + h5 * r4 + h4 * r5 + h3 * r6 + h2 * r7 + h1 * r8 + h0 * r9;
+      let c = (d0 * INV_RADIX) | 0;
+      h0 = d0 - c * RADIX;
+      let e1 = d1 + c;
+      c = (e1 * INV_RADIX) | 0;
+      h1 = e1 - c * RADIX;
+      let e2 = d2 + c;
+      c = (e2 * INV_RADIX) | 0;
+      h2 = e2 - c * RADIX;
+      let e3 = d3 + c;
+      c = (e3 * INV_RADIX) | 0;
+      h3 = e3 - c * RADIX;
+      let e4 = d4 + c;
+      c = (e4 * INV_RADIX) | 0;
+      h4 = e4 - c * RADIX;
+      let e5 = d5 + c;
+      c = (e5 * INV_RADIX) | 0;
+      h5 = e5 - c * RADIX;
+      let e6 = d6 + c;
+      c = (e6 * INV_RADIX) | 0;
+      h6 = e6 - c * RADIX;
+      let e7 = d7 + c;
+      c = (e7 * INV_RADIX) | 0;
+      h7 = e7 - c * RADIX;
+      let e8 = d8 + c;
+      c = (e8 * INV_RADIX) | 0;
+      h8 = e8 - c * RADIX;
+      let e9 = d9 + c;
+      c = (e9 * INV_RADIX) | 0;
+      h9 = e9 - c * RADIX;
+      // The carry out of limb 9 is worth 2^130 ≡ 5.
+      h0 += 5 * c;
+      c = (h0 * INV_RADIX) | 0;
+      h0 -= c * RADIX;
+      h1 += c;
+    }
+    this.h.set([h0, h1, h2, h3, h4, h5, h6, h7, h8, h9]);
+  }
+
+  /** The 16-byte tag. */
+  finish() {
+    return finish(this.h, this.key);
+  }
+}
+
+/**
  * Poly1305 MAC of `message` under the 32-byte one-time key (§2.5).
  * @param {Uint8Array} key @param {Uint8Array} message
  * @returns {Uint8Array} 16 bytes
  */
 export function poly1305(key, message) {
-  if (key.length !== 32) throw new Error("poly1305: bad key length");
-  // r is clamped (§2.5.1).
-  const rBytes = key.slice(0, 16);
-  rBytes[3] &= 15; rBytes[7] &= 15; rBytes[11] &= 15; rBytes[15] &= 15;
-  rBytes[4] &= 252; rBytes[8] &= 252; rBytes[12] &= 252;
-  const r = new Float64Array(LIMBS);
-  loadLimbs(rBytes, 0, 0, r);
-  const h = new Float64Array(LIMBS);
-  const m = new Float64Array(LIMBS);
-  const d = new Float64Array(LIMBS);
-  const padded = new Uint8Array(16);
-  for (let offset = 0; offset < message.length; offset += 16) {
-    const remaining = message.length - offset;
-    if (remaining >= 16) {
-      loadLimbs(message, offset, 1, m);
-    } else {
-      // The last partial block gets a 0x01 byte right after it (§2.5.1).
-      padded.fill(0);
-      padded.set(message.subarray(offset));
-      padded[remaining] = 1;
-      loadLimbs(padded, 0, 0, m);
-    }
-    for (let k = 0; k < LIMBS; k++) h[k] += m[k];
-    // d = h × r mod 2^130 − 5: a term past limb 9 wraps to limb k − 10 times 5.
-    for (let k = 0; k < LIMBS; k++) {
-      let sum = 0;
-      for (let j = 0; j < LIMBS; j++) {
-        const i = k - j;
-        sum += i >= 0 ? h[i] * r[j] : 5 * h[i + LIMBS] * r[j];
-      }
-      d[k] = sum;
-    }
-    carry(d);
-    h.set(d);
+  const state = new Poly1305State(key);
+  const whole = message.length & ~15;
+  state.blocks(message, 0, whole, 1 << 11);
+  if (whole < message.length) {
+    // The last partial block gets a 0x01 byte right after it and no 2^128 bit.
+    const padded = new Uint8Array(16);
+    padded.set(message.subarray(whole));
+    padded[message.length - whole] = 1;
+    state.blocks(padded, 0, 16, 0);
   }
-  return finish(h, key);
+  return state.finish();
 }
 
 /**
@@ -227,18 +362,30 @@ export function poly1305KeyGen(key, nonce) {
   return chacha20Block(key, 0, nonce).slice(0, 32);
 }
 
-/** The MAC input (§2.8): AAD, padding, ciphertext, padding, both lengths (LE 64-bit). */
-function macData(/** @type {Uint8Array} */ aad, /** @type {Uint8Array} */ ciphertext) {
-  const pad = (/** @type {number} */ n) => (16 - (n % 16)) % 16;
-  const ciphertextAt = aad.length + pad(aad.length);
-  const lengthsAt = ciphertextAt + ciphertext.length + pad(ciphertext.length);
-  const out = new Uint8Array(lengthsAt + 16);
-  out.set(aad, 0);
-  out.set(ciphertext, ciphertextAt);
-  const lengths = new DataView(out.buffer, lengthsAt);
+/**
+ * The AEAD's tag (§2.8): Poly1305 over AAD, zero padding to 16, ciphertext, zero padding,
+ * and both lengths (64-bit little-endian), fed block by block without building that
+ * message (every block of it is whole, so each has the 2^128 bit).
+ * @param {Uint8Array} key @param {Uint8Array} nonce @param {Uint8Array} aad @param {Uint8Array} ciphertext
+ */
+function aeadTag(key, nonce, aad, ciphertext) {
+  const state = new Poly1305State(poly1305KeyGen(key, nonce));
+  const block = new Uint8Array(16);
+  for (const part of [aad, ciphertext]) {
+    const whole = part.length & ~15;
+    state.blocks(part, 0, whole, 1 << 11);
+    if (whole < part.length) {
+      block.fill(0);
+      block.set(part.subarray(whole));
+      state.blocks(block, 0, 16, 1 << 11);
+    }
+  }
+  const lengths = new DataView(block.buffer);
+  block.fill(0);
   lengths.setUint32(0, aad.length, true);
   lengths.setUint32(8, ciphertext.length, true);
-  return out;
+  state.blocks(block, 0, 16, 1 << 11);
+  return state.finish();
 }
 
 /**
@@ -249,7 +396,7 @@ function macData(/** @type {Uint8Array} */ aad, /** @type {Uint8Array} */ cipher
  */
 export function seal(key, nonce, plaintext, aad) {
   const ciphertext = chacha20(key, 1, nonce, plaintext);
-  const tag = poly1305(poly1305KeyGen(key, nonce), macData(aad, ciphertext));
+  const tag = aeadTag(key, nonce, aad, ciphertext);
   const out = new Uint8Array(ciphertext.length + 16);
   out.set(ciphertext);
   out.set(tag, ciphertext.length);
@@ -266,7 +413,7 @@ export function seal(key, nonce, plaintext, aad) {
 export function open(key, nonce, sealed, aad) {
   if (sealed.length < 16) throw new Error("authentication failed");
   const ciphertext = sealed.subarray(0, sealed.length - 16);
-  const tag = poly1305(poly1305KeyGen(key, nonce), macData(aad, ciphertext));
+  const tag = aeadTag(key, nonce, aad, ciphertext);
   if (!constantTimeEqual(tag, sealed.subarray(sealed.length - 16))) throw new Error("authentication failed");
   return chacha20(key, 1, nonce, ciphertext);
 }

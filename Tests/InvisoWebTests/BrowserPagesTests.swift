@@ -1,0 +1,162 @@
+import Foundation
+import InvisoTesting
+import Testing
+
+/// Two browser pages of `inviso serve`'s client: pairing by invite and chatting over the
+/// relay, and the speed figures of issue 21's section 4 (printed as JSON lines, not
+/// asserted).
+@Suite("Browser: two pages over the relay, and speed", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+struct BrowserPagesTests {
+    /// Clicks `id` in `page`.
+    static func click(_ page: DevToolsPage, _ id: String) async throws {
+        _ = try await page.evaluate("document.getElementById('\(id)').click()")
+    }
+
+    /// Types `text` into the input `id` of `page`.
+    static func type(_ page: DevToolsPage, _ id: String, _ text: String) async throws {
+        _ = try await page.evaluate("document.getElementById('\(id)').value = \(BrowserChatTests.jsString(text))")
+    }
+
+    /// The texts of the messages `page` shows from its peer.
+    static let incoming = "[...document.querySelectorAll('#messages li.in')].map(li => li.textContent).join('|')"
+
+    /// Polls `expression` in `page` until it gives `expected` (or 60 s pass); returns the
+    /// last value.
+    static func waitFor(_ page: DevToolsPage, _ expression: String, _ expected: String) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(60)
+        var value = ""
+        while ContinuousClock.now < deadline {
+            value = try await page.evaluate(expression) as? String ?? ""
+            if value == expected { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return value
+    }
+
+    /// `creator` makes an invite, `joiner` joins it and sends one message; returns the time
+    /// from the click on "Create an invite" until the creator shows that message.
+    static func pair(_ creator: DevToolsPage, _ joiner: DevToolsPage) async throws -> Duration {
+        let start = ContinuousClock.now
+        try await click(creator, "create")
+        let invite = try await BrowserChatTests.waitForText(creator, "document.getElementById('invite').textContent")
+        try await type(joiner, "invite-input", invite)
+        try await click(joiner, "join")
+        _ = try await BrowserChatTests.waitForText(joiner, "document.getElementById('safety-number').textContent")
+        try await type(joiner, "message-input", "first")
+        try await click(joiner, "send")
+        _ = try await BrowserChatTests.waitForText(creator, incoming)
+        return ContinuousClock.now - start
+    }
+
+    @Test("two pages pair by invite over the relay, show the same safety number and chat both ways")
+    func twoPages() async throws {
+        let (server, url, root) = try await BrowserChatTests.startServer()
+        defer {
+            server.kill()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try await Chromium.launch()
+        do {
+            let alice = try await browser.open(url + "/")
+            let bob = try await browser.open(url + "/")
+            _ = try await Self.pair(alice, bob)
+            let numbers = [
+                try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent"),
+                try await BrowserChatTests.waitForText(bob, "document.getElementById('safety-number').textContent"),
+            ]
+            #expect(numbers[0] == numbers[1] && numbers[0].filter(\.isNumber).count == 60)
+            for index in 1...20 {
+                try await Self.type(alice, "message-input", "alice \(index)")
+                try await Self.click(alice, "send")
+            }
+            try await Self.type(bob, "message-input", "bob says hi")
+            try await Self.click(bob, "send")
+            let twenty = (1...20).map { "alice \($0)" }.joined(separator: "|")
+            #expect(try await Self.waitFor(bob, Self.incoming, twenty) == twenty)
+            #expect(try await Self.waitFor(alice, Self.incoming, "first|bob says hi") == "first|bob says hi")
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
+    @Test("speed: invite → first message p50 over 10 runs, messages per second, ChaCha20-Poly1305 against AES-GCM")
+    func speed() async throws {
+        let (server, url, root) = try await BrowserChatTests.startServer()
+        defer {
+            server.kill()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try await Chromium.launch()
+        do {
+            var times: [Double] = []
+            var last: (DevToolsPage, DevToolsPage)?
+            for _ in 0..<10 {
+                if let (a, b) = last {
+                    await a.close()
+                    await b.close()
+                }
+                let creator = try await browser.open(url + "/")
+                let joiner = try await browser.open(url + "/")
+                let elapsed = try await Self.pair(creator, joiner)
+                times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                last = (creator, joiner)
+            }
+            let p50 = times.sorted()[times.count / 2]
+            Self.emit("browser invite → first message p50, relay (target ≤ 500)", p50, "ms")
+
+            let (sender, receiver) = try #require(last)
+            let count = 300
+            let start = ContinuousClock.now
+            _ = try await sender.evaluate("""
+                (() => { const input = document.getElementById('message-input'), send = document.getElementById('send');
+                  for (let i = 1; i <= \(count); i++) { input.value = 'm' + i; send.click(); } })()
+                """)
+            let deadline = ContinuousClock.now + .seconds(120)
+            while ContinuousClock.now < deadline {
+                let shown = try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int ?? 0
+                if shown >= count { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            let elapsed = ContinuousClock.now - start
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            #expect(try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int == count)
+            Self.emit("browser messages per second, page to page over the relay", Double(count) / seconds, "messages/s")
+
+            await browser.close()
+        } catch {
+            await browser.close()
+            throw error
+        }
+        let bench = try await Chromium.launch()
+        do {
+            try await StaticServer.with { base in
+                let page = try await bench.open("\(base)/test/index.html")
+                let text = try #require(
+                    try await page.evaluate("import('/test/bench.js').then(m => m.benchCiphers()).then(r => JSON.stringify(r))") as? String)
+                let result = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Double])
+                let chacha = try #require(result["chachapoly"])
+                let gcm = try #require(result["aesgcm"])
+                Self.emit("browser ChaCha20-Poly1305 seal, 1 MiB (target ≥ 0.2 × AES-GCM)", chacha, "MiB/s", baseline: gcm)
+            }
+        } catch {
+            await bench.close()
+            throw error
+        }
+        await bench.close()
+    }
+
+    /// One JSON line like the other benches' (`name`, `value`, `unit`, and `baseline` and
+    /// `ratio` where there is one).
+    static func emit(_ name: String, _ value: Double, _ unit: String, baseline: Double? = nil) {
+        var object: [String: Any] = ["name": name, "value": (value * 10).rounded() / 10, "unit": unit]
+        if let baseline {
+            object["baseline"] = (baseline * 10).rounded() / 10
+            object["ratio"] = (value / baseline * 1000).rounded() / 1000
+        }
+        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) {
+            print(String(decoding: data, as: UTF8.self))
+        }
+    }
+}
