@@ -24,6 +24,24 @@ struct BrowserChatTests {
         return (server, url, root)
     }
 
+    /// Runs `body` with a fresh `inviso serve` (its URL and data folder) and a fresh
+    /// Chromium; closes and deletes both afterwards, also when `body` throws.
+    static func withServerAndBrowser(_ body: (String, URL, Chromium) async throws -> Void) async throws {
+        let (server, url, root) = try await startServer()
+        defer {
+            server.kill()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try await Chromium.launch()
+        do {
+            try await body(url, root, browser)
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
     /// Polls `expression` in `page` until it returns a non-empty string.
     static func waitForText(_ page: DevToolsPage, _ expression: String, timeout: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
@@ -36,14 +54,9 @@ struct BrowserChatTests {
 
     @Test("a browser creates an invite, the CLI joins it, both are verified and messages go both ways")
     func browserAndCLI() async throws {
-        let (server, url, root) = try await Self.startServer()
-        defer {
-            server.kill()
-            try? FileManager.default.removeItem(at: root)
-        }
-        let browser = try await Chromium.launch()
         var cli: ChildProcess?
-        do {
+        defer { cli?.kill() }
+        try await Self.withServerAndBrowser { url, root, browser in
             let page = try await browser.open(url + "/")
             // The page came with its security headers, and from nowhere else.
             let document = try #require(page.responses.first { $0.url == url + "/" }, "no response for the page")
@@ -96,13 +109,7 @@ struct BrowserChatTests {
             // Every request of the page went to its own origin.
             #expect(page.requestedURLs.allSatisfy { $0.hasPrefix(url + "/") || $0.hasPrefix(url.replacingOccurrences(of: "http", with: "ws") + "/") },
                     "\(page.requestedURLs)")
-        } catch {
-            cli?.kill()
-            await browser.close()
-            throw error
         }
-        cli?.kill()
-        await browser.close()
     }
 
     static func texts(_ process: ChildProcess) -> [String] {

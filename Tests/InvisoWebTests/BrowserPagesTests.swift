@@ -50,13 +50,7 @@ struct BrowserPagesTests {
 
     @Test("two pages pair by invite over the relay, show the same safety number and chat both ways")
     func twoPages() async throws {
-        let (server, url, root) = try await BrowserChatTests.startServer()
-        defer {
-            server.kill()
-            try? FileManager.default.removeItem(at: root)
-        }
-        let browser = try await Chromium.launch()
-        do {
+        try await BrowserChatTests.withServerAndBrowser { url, _, browser in
             let alice = try await browser.open(url + "/")
             let bob = try await browser.open(url + "/")
             _ = try await Self.pair(alice, bob)
@@ -74,22 +68,12 @@ struct BrowserPagesTests {
             let twenty = (1...20).map { "alice \($0)" }.joined(separator: "|")
             #expect(try await Self.waitFor(bob, Self.incoming, twenty) == twenty)
             #expect(try await Self.waitFor(alice, Self.incoming, "first|bob says hi") == "first|bob says hi")
-        } catch {
-            await browser.close()
-            throw error
         }
-        await browser.close()
     }
 
     @Test("speed: invite → first message p50 over 10 runs, messages per second, ChaCha20-Poly1305 against AES-GCM")
     func speed() async throws {
-        let (server, url, root) = try await BrowserChatTests.startServer()
-        defer {
-            server.kill()
-            try? FileManager.default.removeItem(at: root)
-        }
-        let browser = try await Chromium.launch()
-        do {
+        try await BrowserChatTests.withServerAndBrowser { url, _, browser in
             var times: [Double] = []
             var last: (DevToolsPage, DevToolsPage)?
             for _ in 0..<10 {
@@ -123,11 +107,6 @@ struct BrowserPagesTests {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             #expect(try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int == count)
             Self.emit("browser messages per second, page to page over the relay", Double(count) / seconds, "messages/s")
-
-            await browser.close()
-        } catch {
-            await browser.close()
-            throw error
         }
         let bench = try await Chromium.launch()
         do {
