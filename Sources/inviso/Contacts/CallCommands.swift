@@ -25,8 +25,7 @@ struct CallCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let store = try options.openStore(environment: environment) else { throw CLIError("no store") }
-        let book = ContactBook(store: store)
+        let (store, book) = try options.openContactBook(environment: environment)
         guard let contact = try book.named(name) else {
             throw CLIError("no contact called \(name) (inviso contacts lists them; /save NAME in a verified chat adds one)")
         }
@@ -110,8 +109,7 @@ struct ListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let store = try options.openStore(environment: environment) else { throw CLIError("no store") }
-        let book = ContactBook(store: store)
+        let (store, book) = try options.openContactBook(environment: environment)
         let contacts = Array(try book.all().prefix(10))
         guard !contacts.isEmpty else { throw CLIError("no contacts yet: /save NAME in a verified chat adds one") }
         let identity = try book.identity()
@@ -188,10 +186,7 @@ struct ContactsCommand: ParsableCommand {
         func book() throws -> ContactBook {
             var options = ChatOptions()
             options.data = data
-            guard let store = try options.openStore(environment: ProcessInfo.processInfo.environment) else {
-                throw CLIError("no store")
-            }
-            return ContactBook(store: store)
+            return try options.openContactBook(environment: ProcessInfo.processInfo.environment).book
         }
     }
 
@@ -269,5 +264,13 @@ struct ContactsCommand: ParsableCommand {
             try book.save(contact)
             print("\(TerminalText.sanitized(contact.name)) marked verified")
         }
+    }
+}
+
+extension ChatOptions {
+    /// The store (which contacts need: an ephemeral chat keeps none) and its contact book.
+    func openContactBook(environment: [String: String]) throws -> (store: InvisoStore, book: ContactBook) {
+        guard let store = try openStore(environment: environment) else { throw CLIError("no store") }
+        return (store, ContactBook(store: store))
     }
 }

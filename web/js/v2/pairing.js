@@ -67,11 +67,12 @@ export class V2Session {
   }
 
   /**
-   * Opens a ratchet frame; returns its kind and body. The session is unchanged on a throw.
-   * @param {Uint8Array} frame @param {(count: number) => Uint8Array} random
+   * Opens a ratchet frame; returns its kind and body. The session is unchanged on a throw,
+   * also when `only` names a kind and the frame is another (`unexpectedFrame`).
+   * @param {Uint8Array} frame @param {(count: number) => Uint8Array} random @param {number} [only]
    * @returns {Promise<{ kind: number, body: Uint8Array }>}
    */
-  async openKind(frame, random) {
+  async openKind(frame, random, only) {
     if (frame.length < 2 || frame[0] !== FRAME.ratchet) throw new V2Error("unexpectedFrame", "not a ratchet frame");
     // Transactional: decrypt a copy, keep it only when the plaintext is well formed.
     const copy = cloneState(this.state);
@@ -86,6 +87,7 @@ export class V2Session {
     if (plaintext.length === 0 || plaintext[0] > KIND.ack) throw new V2Error("malformedFrame");
     if (plaintext[0] === KIND.confirmation && plaintext.length !== 1) throw new V2Error("malformedFrame");
     if (plaintext[0] === KIND.ack && plaintext.length !== 9) throw new V2Error("malformedFrame");
+    if (only !== undefined && plaintext[0] !== only) throw new V2Error("unexpectedFrame", "another kind of record");
     this.state = copy;
     return { kind: plaintext[0], body: plaintext.slice(1) };
   }
@@ -95,13 +97,7 @@ export class V2Session {
    * @param {Uint8Array} frame @param {(count: number) => Uint8Array} random
    */
   async open(frame, random) {
-    const copy = cloneState(this.state);
-    const { kind, body } = await this.openKind(frame, random);
-    if (kind !== KIND.message) {
-      this.state = copy;
-      throw new V2Error("unexpectedFrame", "not a message");
-    }
-    return body;
+    return (await this.openKind(frame, random, KIND.message)).body;
   }
 
   /** The 60-digit safety number (the same on both sides). */
