@@ -20,6 +20,7 @@ struct ChatCommandLineTests {
         var json: Bool
         var noDirect: Bool
         var linger: Int
+        var fileRate: UInt64?
         var expires: String?
         var noUnicode: Bool?
         var invert: Bool?
@@ -55,6 +56,7 @@ struct ChatCommandLineTests {
             json = options.json
             noDirect = options.noDirect
             linger = options.linger
+            fileRate = options.fileRate?.bytesPerSecond
         }
     }
 
@@ -77,6 +79,7 @@ struct ChatCommandLineTests {
         ["resume", "abcd", "--no-unicode"],
         ["resume", "abcd", "--server", "http://localhost:9", "--json", "--no-direct"],
         ["resume", "--linger", "12", "0123456789abcdef"],
+        ["invite", "--file-rate", "3M"], ["join", "123456", "--file-rate=512k"], ["resume", "abcd", "--file-rate", "1000"],
     ]
 
     @Test(arguments: read)
@@ -90,7 +93,7 @@ struct ChatCommandLineTests {
     /// default) by ``ChatCommandLine`` too: a wrapper it never set would stop the command
     /// when read. This counts the properties it knows about.
     @Test func everyPropertyOfTheChatCommandsIsKnown() {
-        #expect(Mirror(reflecting: ChatOptions()).children.count == 9)
+        #expect(Mirror(reflecting: ChatOptions()).children.count == 10)
         #expect(Mirror(reflecting: SessionNaming()).children.count == 3)
         #expect(Mirror(reflecting: TextStyleOptions()).children.count == 1)
         #expect(Mirror(reflecting: QRDisplayOptions()).children.count == 2)
@@ -108,7 +111,18 @@ struct ChatCommandLineTests {
         ["join", "x", "--expires", "1h"], ["join", "x", "--invert-qr"], ["invite", "--json=true"],
         ["invite", "--expires", "99h"], ["resume", "abcd", "--ephemeral"], ["resume", "abcd", "--name", "n"],
         ["join", "--", "-x"], ["join", "x", "--unknown"], ["invite", "-v"],
+        ["invite", "--file-rate", "0"], ["invite", "--file-rate", "3T"], ["invite", "--file-rate", "M"],
+        ["invite", "--file-rate", "99999999999G"],
     ]
+
+    @Test func fileRatesReadAsUsersWriteThem() {
+        #expect(ByteRate(argument: "3M")?.bytesPerSecond == 3 << 20)
+        #expect(ByteRate(argument: "512k")?.bytesPerSecond == 512 << 10)
+        #expect(ByteRate(argument: "1G")?.bytesPerSecond == 1 << 30)
+        #expect(ByteRate(argument: "1000")?.bytesPerSecond == 1_000)
+        for bad in ["", "0", "-1", "1.5M", "M", "3MB", "٣M", "99999999999G", " "] { #expect(ByteRate(argument: bad) == nil, "\(bad)") }
+        #expect(throws: (any Error).self) { try Inviso.parseAsRoot(["invite", "--file-rate", "fast"]) }
+    }
 
     @Test(arguments: leftToArgumentParser)
     func leavesTheRestToArgumentParser(_ arguments: [String]) {

@@ -85,7 +85,9 @@ struct ChatFileCLITests {
         defer { ChatCLITests.tearDown(root, server) }
         let source = root.appendingPathComponent("big.bin")
         let digest = try Self.randomFile(source, mib: Self.mib)
-        let (alice, bob, _, bobData, downloads) = try await Self.pair(binary, url, root: root, extra: [])
+        // Paced (`--file-rate`) so that the kill lands mid-way however slow this host is
+        // to notice the progress: 24 MiB at 3 MiB/s take 8 s.
+        let (alice, bob, _, bobData, downloads) = try await Self.pair(binary, url, root: root, extra: ["--file-rate", "3M"])
         defer {
             alice.kill()
             bob.kill()
@@ -126,7 +128,8 @@ struct ChatFileCLITests {
         defer { ChatCLITests.tearDown(root, server) }
         let source = root.appendingPathComponent("big.bin")
         let digest = try Self.randomFile(source, mib: Self.mib / 2)
-        let (alice, bob, aliceData, _, downloads) = try await Self.pair(binary, url, root: root, extra: ["--no-direct"])
+        let (alice, bob, aliceData, _, downloads) = try await Self.pair(
+            binary, url, root: root, extra: ["--no-direct", "--file-rate", "2M"])  // 12 MiB in 6 s: killed mid-way
         defer {
             alice.kill()
             bob.kill()

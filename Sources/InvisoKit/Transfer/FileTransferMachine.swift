@@ -83,6 +83,10 @@ public struct FileTransferMachine: Sendable {
         /// With chunks outstanding and no progress for this long, the sender sends again
         /// from what the receiver holds; a receiver that got nothing for this long asks.
         public var stallTimeout: Duration = .seconds(5)
+        /// At most this many bytes of chunks per second leave, summed over every file we
+        /// send (`nil`: as fast as the path takes them), like rsync's `--bwlimit`. A burst
+        /// of a quarter second's worth may leave at once.
+        public var maxBytesPerSecond: UInt64?
 
         /// The defaults.
         public init() {}
@@ -188,6 +192,11 @@ public struct FileTransferMachine: Sendable {
     public private(set) var pending: [FileOffer] = []
     var direct = false
     var armedAt: ClockInstant?
+    /// With ``Configuration/maxBytesPerSecond``: bytes that may leave now, and when that was counted.
+    var credit: UInt64 = 0
+    var creditAt: ClockInstant?
+    /// When the pace next allows a chunk, if a sender waits for it.
+    var paceWake: ClockInstant?
 
     /// A machine with no transfer.
     public init(configuration: Configuration = Configuration()) {
@@ -299,7 +308,7 @@ public struct FileTransferMachine: Sendable {
             guard var file = sending[id], file.generation == generation else { break }
             file.batches = max(0, file.batches - 1)
             sending[id] = file
-            actions += pump(id)
+            actions += pump(id, at: now)
         case .batchFailed(let id, let generation):
             guard var file = sending[id], file.generation == generation else { break }
             // The path went down: what it did not take goes again once the receiver asks
@@ -317,7 +326,7 @@ public struct FileTransferMachine: Sendable {
             direct = isDirect
             for id in sending.keys.sorted(by: { $0.description < $1.description }) where sending[id]!.streaming {
                 rewind(id, at: now)
-                actions += pump(id)
+                actions += pump(id, at: now)
             }
         case .resync:
             for (id, file) in receiving.sorted(by: { $0.key.description < $1.key.description }) {
@@ -333,12 +342,16 @@ public struct FileTransferMachine: Sendable {
             }
         case .timerFired:
             armedAt = nil
+            if paceWake.map({ $0 <= now }) ?? false {
+                paceWake = nil
+                for id in sending.keys.sorted(by: { $0.description < $1.description }) { actions += pump(id, at: now) }
+            }
             for id in sending.keys.sorted(by: { $0.description < $1.description }) {
                 guard let file = sending[id], file.streaming, file.next > file.acked, let last = file.lastProgress,
                     last.duration(to: now) >= configuration.stallTimeout
                 else { continue }
                 rewind(id, at: now)
-                actions += pump(id)
+                actions += pump(id, at: now)
             }
             for id in receiving.keys.sorted(by: { $0.description < $1.description }) {
                 guard let file = receiving[id], file.held < file.offer.chunkCount, let last = file.lastHeard,
@@ -375,7 +388,7 @@ public struct FileTransferMachine: Sendable {
             file.generation += 1
             file.lastProgress = now
             sending[id] = file
-            return pump(id)
+            return pump(id, at: now)
         case .progress(_, let held):
             guard var file = sending[id], held <= file.offer.chunkCount, held > file.acked else { return [] }
             file.acked = held
@@ -383,7 +396,7 @@ public struct FileTransferMachine: Sendable {
             file.lastProgress = now
             sending[id] = file
             return [.emit(.progress(id: id.description, bytes: Self.bytes(held, of: file.offer), total: file.offer.size, sending: true))]
-                + pump(id)
+                + pump(id, at: now)
         case .digest(_, let sha256):
             guard var file = receiving[id], file.digest == nil else { return [] }
             file.digest = sha256
@@ -412,15 +425,21 @@ public struct FileTransferMachine: Sendable {
 
     // MARK: Sending
 
-    /// Hands batches to the path while the window and the batch limit allow; after the
-    /// last chunk, the digest.
-    private mutating func pump(_ id: FileTransferID) -> [Action] {
+    /// Hands batches to the path while the window, the batch limit and the pace allow;
+    /// after the last chunk, the digest.
+    private mutating func pump(_ id: FileTransferID, at now: ClockInstant) -> [Action] {
         guard var file = sending[id], file.streaming else { return [] }
         var actions: [Action] = []
         let count = file.offer.chunkCount
         let window = direct ? configuration.directWindow : configuration.relayWindow
+        let chunkSize = UInt64(max(file.offer.chunkSize, 1))
         while file.batches < configuration.batchesInFlight, file.next < count, file.next < file.acked + window {
-            let end = min(file.next + configuration.chunksPerBatch, count, file.acked + window)
+            var end = min(file.next + configuration.chunksPerBatch, count, file.acked + window)
+            if let rate = configuration.maxBytesPerSecond {
+                let allowed = paced(rate: rate, chunkSize: chunkSize, wanted: end - file.next, at: now)
+                guard allowed > 0 else { break }
+                end = file.next + allowed
+            }
             actions.append(.sendChunks(id, file.next..<end, generation: file.generation))
             file.next = end
             file.batches += 1
@@ -431,6 +450,35 @@ public struct FileTransferMachine: Sendable {
         }
         sending[id] = file
         return actions
+    }
+
+    /// How many of `wanted` chunks the pace lets leave at `now` (spending their credit);
+    /// when none, sets ``paceWake`` to when one may.
+    private mutating func paced(rate: UInt64, chunkSize: UInt64, wanted: UInt64, at now: ClockInstant) -> UInt64 {
+        let rate = max(rate, 1)
+        let burst = max(rate / 4, chunkSize)
+        if let since = creditAt {
+            let elapsed = since.duration(to: now)
+            let earned = elapsed <= .zero ? 0 : UInt64(min(Double(burst), Self.seconds(elapsed) * Double(rate)))
+            credit = min(burst, credit + earned)
+        } else {
+            credit = burst
+        }
+        creditAt = now
+        let allowed = min(wanted, credit / chunkSize)
+        credit -= allowed * chunkSize
+        if allowed == 0 {
+            let missing = chunkSize - credit
+            let wait = Duration.nanoseconds(Int64((Double(missing) / Double(rate) * 1e9).rounded(.up)))
+            let wake = now.advanced(by: max(wait, .milliseconds(1)))
+            paceWake = paceWake.map { min($0, wake) } ?? wake
+        }
+        return allowed
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 
     private mutating func rewind(_ id: FileTransferID, at now: ClockInstant) {
@@ -446,11 +494,13 @@ public struct FileTransferMachine: Sendable {
         return [.close(id, discard: discard)]
     }
 
-    /// Arms the stall check while something is under way.
+    /// Arms the stall check while something is under way, and the pace's wake-up when
+    /// a sender waits for it (whichever comes first).
     private mutating func armIfNeeded(at now: ClockInstant) -> [Action] {
         let active = sending.values.contains { $0.streaming && $0.next > $0.acked } || !receiving.isEmpty
-        guard active, armedAt == nil else { return [] }
-        let deadline = now.advanced(by: configuration.stallTimeout)
+        var deadline = active ? now.advanced(by: configuration.stallTimeout) : nil
+        if let wake = paceWake { deadline = deadline.map { min($0, wake) } ?? wake }
+        guard let deadline, armedAt.map({ deadline < $0 }) ?? true else { return [] }
         armedAt = deadline
         return [.arm(at: deadline)]
     }

@@ -73,6 +73,7 @@ enum ChatCommandLine {
             options.noDirect = false
             options.linger = 30
             options.downloads = nil
+            options.fileRate = nil
             naming.ephemeral = false
             naming.name = nil
             naming.displayName = nil
@@ -109,6 +110,9 @@ enum ChatCommandLine {
                 case "--downloads": guard let value = value() else { return nil }; options.downloads = value
                 case "--name" where !resume: guard let value = value() else { return nil }; naming.name = value
                 case "--as" where !resume: guard let value = value() else { return nil }; naming.displayName = value
+                case "--file-rate":
+                    guard let value = value(), let rate = ByteRate(argument: value) else { return nil }
+                    options.fileRate = rate
                 case "--linger":
                     guard let value = value(), let seconds = Int(value) else { return nil }
                     options.linger = seconds

@@ -34,6 +34,10 @@ struct ChatOptions: ParsableArguments {
     @Option(help: "Where received files go (default: ~/Downloads when it exists, else the current directory).")
     var downloads: String?
 
+    @Option(name: .customLong("file-rate"), help: ArgumentHelp(
+        "Send files at most this fast, in bytes per second (500K, 8M, 1G).", valueName: "rate"))
+    var fileRate: ByteRate?
+
     /// The data directory.
     var directory: URL { DataDirectory.url(data) }
 
@@ -44,6 +48,7 @@ struct ChatOptions: ParsableArguments {
         if let name { configuration.name = name }
         configuration.downloads = downloadsFolder(environment: environment)
         if noDirect { configuration.direct = nil }
+        configuration.files.maxBytesPerSecond = fileRate?.bytesPerSecond
         return configuration
     }
 

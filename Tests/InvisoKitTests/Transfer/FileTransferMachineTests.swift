@@ -82,6 +82,53 @@ import Testing
         #expect(sender.isIdle && receiver.isIdle)
     }
 
+    /// `--file-rate`: a quarter second's burst at once, then a chunk only as its credit
+    /// comes in, woken by the timer; the average never beats the rate.
+    @Test func aRateCapPacesTheChunksAndWakesWhenCreditReturns() throws {
+        let offer = try Self.offer(size: 400 * 1_024)  // 400 chunks of 1 KiB
+        var configuration = FileTransferMachine.Configuration()
+        configuration.maxBytesPerSecond = 16 * 1_024  // 16 chunks a second; a burst of 4
+        configuration.directWindow = 1_000
+        var sender = FileTransferMachine(configuration: configuration)
+        _ = sender.handle(.offered(offer), at: .origin)
+        _ = sender.handle(.pathChanged(direct: true), at: .origin)
+        var actions = sender.handle(.control(.request(offer.id, from: 0)), at: .origin)
+        #expect(Self.chunks(actions) == [0..<4])
+        var sent: UInt64 = 4
+        var now = ClockInstant.origin
+        var wakes = 0
+        var armed: ClockInstant?
+        // Batches are written at once; the timer is the only thing that moves the clock.
+        while sent < 64 {
+            if let at = actions.lazy.compactMap({ if case .arm(let at) = $0 { at } else { nil } }).last { armed = at }
+            if let generation = Self.generation(actions) {
+                actions = sender.handle(.batchWritten(offer.id, generation: generation), at: now)
+                sent = Self.chunks(actions).last?.upperBound ?? sent
+                continue
+            }
+            let wake = try #require(armed)
+            armed = nil
+            #expect(wake > now && now.duration(to: wake) <= .milliseconds(63))
+            now = wake
+            wakes += 1
+            actions = sender.handle(.timerFired, at: now)
+            sent = Self.chunks(actions).last?.upperBound ?? sent
+        }
+        // 60 chunks past the burst take 60/16 s; never faster.
+        #expect(ClockInstant.origin.duration(to: now) >= .milliseconds(3_700))
+        #expect(ClockInstant.origin.duration(to: now) <= .milliseconds(3_800))
+        #expect(wakes >= 60)
+    }
+
+    @Test func withoutARateTheWholeWindowLeavesAtOnce() throws {
+        let offer = try Self.offer(size: 400 * 1_024)
+        var sender = FileTransferMachine()
+        _ = sender.handle(.offered(offer), at: .origin)
+        let actions = sender.handle(.control(.request(offer.id, from: 0)), at: .origin)
+        #expect(Self.chunks(actions) == [0..<8, 8..<12])
+        #expect(!actions.contains { if case .arm(let at) = $0 { at < ClockInstant.origin.advanced(by: .seconds(5)) } else { false } })
+    }
+
     @Test func aPathChangeSendsAgainFromWhatTheReceiverHolds() throws {
         let offer = try Self.offer(size: 40 * 1_024)
         var sender = FileTransferMachine()
