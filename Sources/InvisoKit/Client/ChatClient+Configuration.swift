@@ -33,6 +33,8 @@ extension ChatClient {
         public var maxRetransmitInterval: Duration = .seconds(60)
         /// How often expired messages are deleted from the store (60 s).
         public var expiryInterval: Duration = .seconds(60)
+        /// The longest one REST request may take, connect to answer (15 s).
+        public var httpTimeout: Duration = .seconds(15)
         /// The signaling socket's timing (ping, pong timeout, connect timeout, reconnect).
         public var signaling: SignalingTiming = SignalingTiming()
         /// The relay path's send pacing (below the server's per-socket limit).

@@ -180,7 +180,7 @@ public actor ChatClient {
         // without a thread switch, and a process with only clients never starts NIO's
         // shared group (two more threads at start-up).
         self.api = RoomAPI(
-            transport: http ?? NIOHTTPTransport(endpoint: configuration.server, group: executorLoop), logger: logger)
+            transport: http ?? NIOHTTPTransport(endpoint: configuration.server, group: executorLoop, timeout: configuration.httpTimeout), logger: logger)
         self.signalingConnector = signaling
         self.logger = logger
         self.frameTap = frameTap

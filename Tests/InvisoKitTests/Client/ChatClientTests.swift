@@ -271,7 +271,7 @@ struct ChatClientTests {
                 $0.signaling.pingInterval = .seconds(3_600)
             }
             let invite = try await alice.invite()
-            let room = try await RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint))
+            let room = try await RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint, timeout: .seconds(90)))
                 .accept(joinID: invite.joinCode, deviceID: "silent-device")
             let (silent, silentLog, _) = SignalingClientTests.makeClient(server, seed: 9)
             try await silent.join(roomID: room, deviceID: "silent-device")

@@ -124,6 +124,9 @@ enum ChatFixture {
         // Generous: a loaded host (the whole suite in parallel beside busy loops) may take
         // long; the tests about timeouts set theirs and advance a manual clock.
         configuration.signaling.connectTimeout = .seconds(60)
+        // Likewise REST: at the start of the parallel pass a request to an in-process
+        // server once took more than 15 s (its handlers wait for the busy cooperative pool).
+        configuration.httpTimeout = .seconds(90)
         configuration.signaling.reconnect = ReconnectPolicy(base: .milliseconds(50), factor: 2, cap: .milliseconds(250))
         configuration.relayPacing = RelayTransport.Pacing(messagesPerSecond: 20_000, burst: 2_000)
         configuration.retransmitInterval = .milliseconds(700)

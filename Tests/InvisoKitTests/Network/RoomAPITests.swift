@@ -27,7 +27,7 @@ final class FakeTransport: HTTPTransport {
 struct RoomAPITests {
     @Test func roundTripAgainstTheRealServer() async throws {
         try await KitTestServer.with { server in
-            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint))
+            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint, timeout: .seconds(90)))
             let created = try await api.createRoom(joinID: "123456", deviceID: "device-creator", expiresInSeconds: 300)
             #expect(created.joinID == "123456")
             #expect(try await api.check(joinID: "123456", deviceID: "device-creator") == .pending)

@@ -26,7 +26,7 @@ struct SignalingClientTests {
     }
 
     static func pair(_ server: KitTestServer, code: String) async throws -> String {
-        let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint))
+        let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint, timeout: .seconds(90)))
         _ = try await api.createRoom(joinID: code, deviceID: "device-alice", expiresInSeconds: 600)
         return try await api.accept(joinID: code, deviceID: "device-bob")
     }
@@ -144,7 +144,7 @@ struct SignalingClientTests {
 
     @Test func watchCodeIsPushedTheRoom() async throws {
         try await KitTestServer.with { server in
-            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint))
+            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: server.endpoint, timeout: .seconds(90)))
             _ = try await api.createRoom(joinID: "777888", deviceID: "device-alice", expiresInSeconds: 600)
             let (alice, aliceLog, aliceRun) = Self.makeClient(server, seed: 7)
             try await alice.watch(joinID: "777888", deviceID: "device-alice")

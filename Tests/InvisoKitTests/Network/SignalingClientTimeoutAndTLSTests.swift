@@ -38,7 +38,7 @@ struct SignalingClientTimeoutAndTLSTests {
     func tlsEndToEnd() async throws {
         try await KitTestServer.with(tls: (Self.certificate, Self.key)) { server in
             let endpoint = ServerEndpoint(host: "localhost", port: server.port, trustRootsFile: Self.certificate)
-            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: endpoint))
+            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: endpoint, timeout: .seconds(90)))
             _ = try await api.createRoom(joinID: "515151", deviceID: "tls-alice", expiresInSeconds: 600)
             let room = try await api.accept(joinID: "515151", deviceID: "tls-bob")
             var configuration = SignalingClient.Configuration(endpoint: endpoint)
@@ -64,7 +64,7 @@ struct SignalingClientTimeoutAndTLSTests {
         try await KitTestServer.with(tls: (Self.certificate, Self.key)) { server in
             // The system roots do not include the self-signed test certificate.
             let endpoint = ServerEndpoint(host: "localhost", port: server.port)
-            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: endpoint))
+            let api = RoomAPI(transport: NIOHTTPTransport(endpoint: endpoint, timeout: .seconds(90)))
             await #expect(throws: RoomAPIError.self) {
                 _ = try await api.createRoom(joinID: "525252", deviceID: "tls-alice", expiresInSeconds: 600)
             }
