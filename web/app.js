@@ -2,6 +2,7 @@
 
 import { Chat } from "./js/chat/chat.js";
 import { parseInvite } from "./js/chat/invite.js";
+import { Vault, vaultExists } from "./js/store/vault.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
 
@@ -17,6 +18,7 @@ function onEvent(event) {
       $("invite").textContent = event.invite;
       $("invite-link").textContent = event.link;
       show("start", false);
+      show("kept", false);
       show("waiting", true);
       break;
     case "status":
@@ -24,8 +26,10 @@ function onEvent(event) {
       break;
     case "secured":
       $("safety-number").textContent = event.safetyNumber.replace(/(\d{5})/g, "$1 ").trim();
-      $("status").textContent = "secured: end-to-end encrypted";
+      $("status").textContent = event.protocol === "v1" ? "encrypted, unverified (v1)" : "secured: end-to-end encrypted";
+      show("v1-warning", event.protocol === "v1");
       show("start", false);
+      show("kept", false);
       show("waiting", false);
       show("chat", true);
       /** @type {HTMLInputElement} */ ($("message-input")).focus();
@@ -47,13 +51,202 @@ function onEvent(event) {
     case "presence":
       $("status").textContent = event.online ? "your peer is online" : "your peer is offline: your messages will be delivered when they return";
       break;
+    case "path":
+      $("path").textContent = event.path === "direct" ? "peer to peer (WebRTC)" : "through the server";
+      break;
     case "error":
       $("error").textContent = event.text;
+      break;
+    default:
+      if (event.type.startsWith("file_")) showTransfer(/** @type {import("./js/chat/files.js").FileEvent} */ (event));
+  }
+}
+
+/** @param {number} bytes */
+function size(bytes) {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1048576) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1048576).toFixed(1)} MiB`;
+}
+
+/**
+ * One line per transfer: what it is, a progress bar, and what can be done with it.
+ * @param {import("./js/chat/files.js").FileEvent} event
+ */
+function showTransfer(event) {
+  let item = /** @type {HTMLLIElement | null} */ (document.getElementById(`transfer-${event.id}`));
+  if (!item) {
+    item = document.createElement("li");
+    item.id = `transfer-${event.id}`;
+    const label = document.createElement("span");
+    label.className = "label";
+    const bar = document.createElement("progress");
+    bar.max = 1;
+    bar.value = 0;
+    const actions = document.createElement("span");
+    actions.className = "actions";
+    item.append(label, bar, actions);
+    $("transfers").append(item);
+  }
+  const label = /** @type {HTMLElement} */ (item.querySelector(".label"));
+  const bar = /** @type {HTMLProgressElement} */ (item.querySelector("progress"));
+  const actions = /** @type {HTMLElement} */ (item.querySelector(".actions"));
+  const button = (/** @type {string} */ text, /** @type {string} */ name, /** @type {() => void} */ action) => {
+    const element = document.createElement("button");
+    element.type = "button";
+    element.textContent = text;
+    element.dataset.action = name;
+    element.addEventListener("click", action);
+    return element;
+  };
+  const id = event.id;
+  switch (event.type) {
+    case "file_incoming":
+      item.dataset.state = "incoming";
+      label.textContent = `Your peer offers ${event.name} (${size(event.size)})`;
+      bar.setAttribute("aria-label", `Receiving ${event.name}`);
+      actions.replaceChildren(
+        button("Accept", "accept", () => {
+          current?.files.accept(id);
+          actions.replaceChildren(button("Cancel", "cancel", () => current?.files.cancel(id)));
+        }),
+        button("Refuse", "refuse", () => {
+          current?.files.refuse(id);
+          item?.remove();
+        }));
+      break;
+    case "file_offered":
+      item.dataset.state = "offered";
+      label.textContent = `Offering ${event.name} (${size(event.size)}): waiting for your peer`;
+      bar.setAttribute("aria-label", `Sending ${event.name}`);
+      actions.replaceChildren(button("Cancel", "cancel", () => current?.files.cancel(id)));
+      break;
+    case "file_progress":
+      item.dataset.state = event.sending ? "sending" : "receiving";
+      bar.value = event.total ? event.bytes / event.total : 1;
+      break;
+    case "file_received": {
+      item.dataset.state = "received";
+      bar.value = 1;
+      label.textContent = `${event.name} (${size(event.size)}) arrived; SHA-256 checked`;
+      const link = document.createElement("a");
+      link.href = event.url;
+      link.download = event.name;
+      link.textContent = "Save";
+      link.dataset.sha256 = event.sha256;
+      actions.replaceChildren(link);
+      break;
+    }
+    case "file_sent":
+      item.dataset.state = "sent";
+      bar.value = 1;
+      label.textContent = `${label.textContent?.replace(/: waiting for your peer$/, "").replace(/^Offering /, "") ?? ""}: delivered; your peer's SHA-256 matched`;
+      actions.replaceChildren();
+      break;
+    case "file_refused":
+      item.dataset.state = "refused";
+      label.textContent = "Your peer refused the file";
+      actions.replaceChildren();
+      break;
+    case "file_cancelled":
+      item.dataset.state = "cancelled";
+      label.textContent = event.byPeer ? "Your peer cancelled the transfer" : "Cancelled";
+      actions.replaceChildren();
+      break;
+    case "file_failed":
+      item.dataset.state = "failed";
+      label.textContent = `The transfer failed: ${event.reason}`;
+      actions.replaceChildren();
       break;
   }
 }
 
-const chat = new Chat(onEvent);
+// Relay only: chosen here, remembered in this browser, or asked for by the link (`?relay`).
+const relayOnly = /** @type {HTMLInputElement} */ ($("relay-only"));
+relayOnly.checked = new URLSearchParams(location.search).has("relay") || localStorage.getItem("inviso.relayOnly") === "1";
+relayOnly.addEventListener("change", () => localStorage.setItem("inviso.relayOnly", relayOnly.checked ? "1" : "0"));
+
+/** @type {Chat | null} */
+let current = null;
+/** @type {Vault | null} */
+let vault = null;
+
+/** @param {Chat} chat */
+function started(chat) {
+  current = chat;
+  relayOnly.disabled = true;
+  /** @type {any} */ (globalThis).invisoChat = chat; // for the browser tests and the console
+  return chat;
+}
+
+/**
+ * The chat, made when the user starts one (with the relay-only and keep choices of that
+ * moment; keeping opens, or makes, the vault with the passphrase typed).
+ */
+async function chat() {
+  if (current) return current;
+  const keep = /** @type {HTMLInputElement} */ ($("keep"));
+  if (keep.checked && !vault) vault = await Vault.open(/** @type {HTMLInputElement} */ ($("passphrase-input")).value);
+  return started(new Chat(onEvent, { relayOnly: relayOnly.checked, vault: keep.checked ? vault : null }));
+}
+
+$("keep").addEventListener("change", () => show("passphrase-row", /** @type {HTMLInputElement} */ ($("keep")).checked && !vault));
+
+/** Lists the kept chats, each with a button that resumes it and one that forgets it. */
+async function listKept() {
+  if (!vault) return;
+  const list = $("kept-list");
+  list.replaceChildren();
+  for (const id of await vault.ids()) {
+    const item = document.createElement("li");
+    let label = "";
+    try {
+      const stored = await vault.get(id);
+      const name = typeof stored?.peerName === "string" && stored.peerName ? stored.peerName : "your peer";
+      const when = new Date(Number(stored?.savedAt) || 0).toLocaleString();
+      label = `Chat with ${name}, last used ${when}`;
+    } catch {
+      label = "A damaged chat";
+    }
+    const text = document.createElement("span");
+    text.textContent = label;
+    const resume = document.createElement("button");
+    resume.type = "button";
+    resume.id = `resume-${id}`;
+    resume.textContent = "Resume";
+    resume.setAttribute("aria-label", `Resume: ${label}`);
+    resume.addEventListener("click", () => run(async () => {
+      if (current || !vault) return;
+      started(await Chat.resume(vault, id, onEvent, { relayOnly: relayOnly.checked }));
+    }));
+    const forget = document.createElement("button");
+    forget.type = "button";
+    forget.textContent = "Forget";
+    forget.setAttribute("aria-label", `Forget: ${label}`);
+    forget.addEventListener("click", () => run(async () => {
+      if (!vault || !confirm(`Forget the ${label.toLowerCase()} on this device? This cannot be undone.`)) return;
+      await vault.delete(id);
+      await listKept();
+    }));
+    item.append(text, " ", resume, " ", forget);
+    list.append(item);
+  }
+  if (!list.children.length) list.textContent = "No chat is kept.";
+}
+
+$("unlock-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(async () => {
+    const input = /** @type {HTMLInputElement} */ ($("unlock-input"));
+    vault = await Vault.open(input.value);
+    input.value = "";
+    show("unlock-form", false);
+    show("passphrase-row", false);
+    await listKept();
+  });
+});
+
+vaultExists().then((exists) => show("kept", exists));
 
 /** @param {() => Promise<void>} action */
 async function run(action) {
@@ -65,15 +258,17 @@ async function run(action) {
   }
 }
 
-$("create").addEventListener("click", () => run(() => chat.create()));
+$("create").addEventListener("click", () => run(async () => (await chat()).create()));
 $("join-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const text = /** @type {HTMLInputElement} */ ($("invite-input")).value;
   run(async () => {
     const invite = parseInvite(text);
-    history.replaceState(null, "", location.pathname);
+    const joining = await chat();
+    history.replaceState(null, "", location.pathname + location.search);
     show("start", false);
-    await chat.join(invite);
+    show("kept", false);
+    await joining.join(invite);
   });
 });
 $("send-form").addEventListener("submit", (event) => {
@@ -82,7 +277,21 @@ $("send-form").addEventListener("submit", (event) => {
   const text = input.value;
   if (!text) return;
   input.value = "";
-  run(() => chat.sendText(text));
+  run(async () => (await chat()).sendText(text));
+});
+$("mark-verified").addEventListener("click", () => {
+  $("v1-warning").textContent = "Marked verified: you compared the safety number with your peer.";
+  $("status").textContent = "encrypted, verified by you (v1)";
+});
+$("file-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = /** @type {HTMLInputElement} */ ($("file-input"));
+  const file = input.files?.[0];
+  if (!file) return;
+  input.value = "";
+  run(async () => {
+    await (await chat()).sendFile(file, file.name);
+  });
 });
 // A link carries the invite in the fragment, which the browser never sends to a server.
 if (location.hash.startsWith("#join=")) {

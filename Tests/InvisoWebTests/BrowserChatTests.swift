@@ -46,10 +46,121 @@ struct BrowserChatTests {
     static func waitForText(_ page: DevToolsPage, _ expression: String, timeout: Duration = .seconds(60)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let text = try await page.evaluate(expression) as? String, !text.isEmpty { return text }
+            if let text = (try? await page.evaluate(expression)) as? String, !text.isEmpty { return text }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw BrowserTestError("timed out waiting for \(expression)")
+        // What the page itself said, for the failure's message.
+        let said = (try? await page.evaluate(
+            "'status: ' + document.getElementById('status')?.textContent + '; error: ' + document.getElementById('error')?.textContent")) as? String
+        let requests = page.requestedURLs.suffix(8).joined(separator: ", ")
+        let answered = page.responses.suffix(8).map(\.url).joined(separator: ", ")
+        throw BrowserTestError(
+            "timed out waiting for \(expression) (\(said ?? "the page does not answer"); requests: \(requests); answered: \(answered))")
+    }
+
+    /// The page's v1 safety number and the CLI's (`verify`) for the same chat.
+    static func v1Numbers(_ page: DevToolsPage, _ cli: ChildProcess) async throws -> (String, String) {
+        let pageNumber = try await Self.waitForText(page, "document.getElementById('safety-number').textContent")
+        cli.write("{\"command\":\"verify\"}\n")
+        let verify = try #require(await cli.waitForEvent(timeout: 60) { $0["event"] as? String == "safety_number" }, "\(cli.transcript)")
+        return (pageNumber.replacingOccurrences(of: " ", with: ""), (verify["digits"] as? String ?? "").replacingOccurrences(of: " ", with: ""))
+    }
+
+    @Test("v1 with the CLI: the page joins with six digits, or invites and the CLI joins with six digits; unverified, same safety number, messages both ways", arguments: [true, false])
+    func v1WithTheCLI(pageJoins: Bool) async throws {
+        var cli: ChildProcess?
+        defer { cli?.kill() }
+        try await Self.withServerAndBrowser { url, root, browser in
+            let page = try await browser.open(url + "/?relay")
+            let data = root.appendingPathComponent("cli").path
+            if pageJoins {
+                let inviter = try ChildProcess(try InvisoExecutable.locate(), ["invite", "--json", "--server", url, "--data", data, "--no-direct"])
+                cli = inviter
+                let invite = try #require(await inviter.waitForEvent(timeout: 60) { $0["event"] as? String == "invite" }, "\(inviter.transcript)")
+                let code = try #require(invite["code"] as? String)
+                try await BrowserPagesTests.type(page, "invite-input", code)
+                try await BrowserPagesTests.click(page, "join")
+            } else {
+                try await BrowserPagesTests.click(page, "create")
+                let invite = try await Self.waitForText(page, "document.getElementById('invite').textContent")
+                let joiner = try ChildProcess(
+                    try InvisoExecutable.locate(),
+                    ["join", String(invite.prefix(6)), "--json", "--server", url, "--data", data, "--no-direct"])
+                cli = joiner
+            }
+            let process = try #require(cli)
+            let connected = try #require(
+                await process.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(process.transcript)")
+            #expect(connected["protocol"] as? String == "v1")
+            #expect(connected["verified"] as? Bool == false)
+            #expect(try await BrowserPagesTests.waitFor(page, "String(document.getElementById('v1-warning').hidden)", "false") == "false")
+            #expect(try await page.evaluate("document.getElementById('status').textContent") as? String == "encrypted, unverified (v1)")
+            let (pageNumber, cliNumber) = try await Self.v1Numbers(page, process)
+            #expect(pageNumber == cliNumber && pageNumber.count == 60)
+            try await BrowserWebRTCTests.send(page, "over v1 from the page")
+            process.write("over v1 from the CLI\n")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while ContinuousClock.now < deadline, Self.texts(process).isEmpty { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(Self.texts(process) == ["over v1 from the page"], "\(process.transcript)")
+            #expect(try await BrowserPagesTests.waitFor(page, BrowserPagesTests.incoming, "over v1 from the CLI") == "over v1 from the CLI")
+            // Marked verified once compared.
+            try await BrowserPagesTests.click(page, "mark-verified")
+            #expect(try await page.evaluate("document.getElementById('status').textContent") as? String == "encrypted, verified by you (v1)")
+        }
+    }
+
+    @Test("files between a page and the CLI over the relay, both ways, with the CLI's protocol; a hostile name is cleaned")
+    func filesWithTheCLI() async throws {
+        var cli: ChildProcess?
+        defer { cli?.kill() }
+        let (toPage, toPageDigest) = try BrowserWebRTCTests.randomFile(mib: 2, name: "from-cli.bin")
+        let (toCLI, toCLIDigest) = try BrowserWebRTCTests.randomFile(mib: 1, name: "from-page.bin")
+        defer {
+            try? FileManager.default.removeItem(at: toPage.deletingLastPathComponent())
+            try? FileManager.default.removeItem(at: toCLI.deletingLastPathComponent())
+        }
+        try await Self.withServerAndBrowser { url, root, browser in
+            let page = try await browser.open(url + "/?relay")
+            _ = try await page.evaluate("document.getElementById('create').click()")
+            let invite = try await Self.waitForText(page, "document.getElementById('invite').textContent")
+            let downloads = root.appendingPathComponent("downloads")
+            let joiner = try ChildProcess(
+                try InvisoExecutable.locate(),
+                ["join", invite, "--json", "--server", url, "--data", root.appendingPathComponent("cli").path, "--no-direct",
+                 "--downloads", downloads.path])
+            cli = joiner
+            _ = try #require(await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(joiner.transcript)")
+
+            // CLI → page, under a name that tries to leave the folder.
+            joiner.write(#"{"command":"send","path":"\#(toPage.path)","name":"../../evil.bin"}"# + "\n")
+            let accept = "document.querySelector('#transfers li[data-state=incoming] button[data-action=accept]')"
+            #expect(try await BrowserPagesTests.waitFor(page, "String(!!\(accept))", "true") == "true")
+            #expect(try await page.evaluate("document.querySelector('#transfers li .label').textContent") as? String
+                == "Your peer offers evil.bin (2.0 MiB)")
+            _ = try await page.evaluate("\(accept).click()")
+            let received = try await Self.waitForText(
+                page, "document.querySelector('#transfers li[data-state=received] a')?.dataset.sha256 ?? ''", timeout: .seconds(120))
+            #expect(received == toPageDigest)
+            #expect(try await page.evaluate("document.querySelector('#transfers li a').download") as? String == "evil.bin")
+            let sent = await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "file_sent" }
+            #expect(sent?["verified"] as? Bool == true, "\(joiner.transcript)")
+
+            // Page → CLI.
+            try await page.chooseFiles("file-input", [toCLI.path])
+            try await BrowserPagesTests.click(page, "send-file")
+            _ = try #require(await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "file_offer" }, "\(joiner.transcript)")
+            joiner.write(#"{"command":"accept_file"}"# + "\n")
+            let arrived = try #require(
+                await joiner.waitForEvent(timeout: 120) { $0["event"] as? String == "file_received" }, "\(joiner.transcript)")
+            #expect(arrived["sha256"] as? String == toCLIDigest)
+            let path = try #require(arrived["path"] as? String)
+            #expect(URL(fileURLWithPath: path).deletingLastPathComponent().standardizedFileURL.path == downloads.standardizedFileURL.path)
+            let state = "[...document.querySelectorAll('#transfers li')].map(li => li.dataset.state).join(',')"
+            #expect(try await BrowserPagesTests.waitFor(page, state, "received,sent") == "received,sent")
+            // File control messages are not chat messages: nothing shown, no delivery marks.
+            #expect(try await page.evaluate("document.querySelectorAll('#messages li').length") as? Int == 0)
+            #expect(!joiner.events.contains { $0["event"] as? String == "message" }, "\(joiner.transcript)")
+        }
     }
 
     @Test("a browser creates an invite, the CLI joins it, both are verified and messages go both ways")
@@ -57,9 +168,10 @@ struct BrowserChatTests {
         var cli: ChildProcess?
         defer { cli?.kill() }
         try await Self.withServerAndBrowser { url, root, browser in
-            let page = try await browser.open(url + "/")
+            // Relay only (`?relay`): outside a test namespace, the page opens no WebRTC connection.
+            let page = try await browser.open(url + "/?relay")
             // The page came with its security headers, and from nowhere else.
-            let document = try #require(page.responses.first { $0.url == url + "/" }, "no response for the page")
+            let document = try #require(page.responses.first { $0.url == url + "/?relay" }, "no response for the page")
             #expect(document.headers["content-security-policy"]?.contains("default-src 'none'") == true)
             #expect(document.headers["x-content-type-options"] == "nosniff")
             #expect(try await page.evaluate("document.title") as? String == "Inviso")

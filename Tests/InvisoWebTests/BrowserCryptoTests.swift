@@ -30,6 +30,17 @@ struct BrowserSessionTests {
     }
 }
 
+/// The page's decoders (file offers and chunks, kept sessions, JSON with bytes, sender
+/// names) under mutated and random input, with a fixed seed (`web/test/fuzz.js`).
+@Suite("Browser: the page's decoders fuzzed", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+struct BrowserFuzzTests {
+    @Test("mutated offers, chunk frames, kept sessions and names: refused or whole, never half-valid")
+    func fuzz() async throws {
+        try await runBrowserVectors(
+            "import('/test/fuzz.js').then(m => m.runFuzz()).then(r => JSON.stringify(r))", minimums: [("fuzz", 8)])
+    }
+}
+
 /// Loads the test page in a fresh headless Chromium and returns what `expression` (a
 /// promise of a JSON string of `{group: {passed, failed, skipped, failures}}`) gives;
 /// checks every group has no failure and at least its minimum of passed checks.

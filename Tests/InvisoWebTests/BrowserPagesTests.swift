@@ -22,11 +22,14 @@ struct BrowserPagesTests {
 
     /// Polls `expression` in `page` until it gives `expected` (or 60 s pass); returns the
     /// last value.
-    static func waitFor(_ page: DevToolsPage, _ expression: String, _ expected: String) async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(60)
+    static func waitFor(
+        _ page: DevToolsPage, _ expression: String, _ expected: String, timeout: Duration = .seconds(60)
+    ) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
         var value = ""
         while ContinuousClock.now < deadline {
-            value = try await page.evaluate(expression) as? String ?? ""
+            // A page that is navigating (a reload) has no context for a moment: try again.
+            value = (try? await page.evaluate(expression)) as? String ?? ""
             if value == expected { break }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -51,8 +54,8 @@ struct BrowserPagesTests {
     @Test("two pages pair by invite over the relay, show the same safety number and chat both ways")
     func twoPages() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
-            let alice = try await browser.open(url + "/")
-            let bob = try await browser.open(url + "/")
+            let alice = try await browser.open(url + "/?relay")
+            let bob = try await browser.open(url + "/?relay")
             _ = try await Self.pair(alice, bob)
             let numbers = [
                 try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent"),
@@ -81,8 +84,8 @@ struct BrowserPagesTests {
                     await a.close()
                     await b.close()
                 }
-                let creator = try await browser.open(url + "/")
-                let joiner = try await browser.open(url + "/")
+                let creator = try await browser.open(url + "/?relay")
+                let joiner = try await browser.open(url + "/?relay")
                 let elapsed = try await Self.pair(creator, joiner)
                 times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
                 last = (creator, joiner)

@@ -24,36 +24,48 @@ final class Chromium: Sendable {
 
     private let process: Process
     private let profile: URL
+    /// Forwarders that live as long as the browser (in a namespace).
+    private let helpers: [Process]
     let devTools: DevToolsConnection
 
-    private init(process: Process, profile: URL, devTools: DevToolsConnection) {
+    private init(process: Process, profile: URL, helpers: [Process], devTools: DevToolsConnection) {
         self.process = process
         self.profile = profile
+        self.helpers = helpers
         self.devTools = devTools
     }
 
-    /// Starts a browser and connects to it.
-    static func launch() async throws -> Chromium {
+    /// Starts a browser and connects to it. In `namespace`, the browser runs there with
+    /// WebRTC's host candidates unmasked (no mDNS names), and the test reaches its
+    /// DevTools port through the namespace's forwarder; otherwise WebRTC is left to the
+    /// pages (which the loopback tests open relay-only).
+    static func launch(in namespace: NetworkNamespace? = nil) async throws -> Chromium {
         guard let executable else { throw BrowserTestError("Chromium is not installed (apt-get install chromium)") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
         var arguments = [
             "--headless=new", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
             "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
             "--disable-default-apps", "--disable-domain-reliability", "--disable-breakpad", "--metrics-recording-only",
             "--no-pings", "--disable-client-side-phishing-detection", "--disable-dev-shm-usage",
-            "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,NetworkTimeServiceQuerying",
+            "--disable-features=Translate,OptimizationHints,MediaRouter,AutofillServerCommunication,NetworkTimeServiceQuerying,WebRtcHideLocalIpsWithMdns",
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
             "--user-data-dir=\(profile.path)", "--remote-debugging-port=0", "about:blank",
         ]
         // Root (CI) cannot use Chromium's sandbox.
         if getuid() == 0 { arguments.insert("--no-sandbox", at: 0) }
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process: Process
+        var helpers: [Process] = []
+        if let namespace {
+            process = try namespace.spawn(executable, arguments)
+        } else {
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+        }
         // Chromium writes its DevTools port and browser path once it listens.
         let portFile = profile.appendingPathComponent("DevToolsActivePort")
         let deadline = ContinuousClock.now + .seconds(60)
@@ -61,14 +73,37 @@ final class Chromium: Sendable {
         while lines.count < 2 {
             guard ContinuousClock.now < deadline, process.isRunning else {
                 process.terminate()
+                for helper in helpers { helper.terminate() }
                 throw BrowserTestError("Chromium did not open its DevTools port")
             }
             try await Task.sleep(for: .milliseconds(50))
             lines = ((try? String(contentsOf: portFile, encoding: .utf8)) ?? "").split(separator: "\n")
         }
         guard let port = Int(lines[0]) else { throw BrowserTestError("unreadable DevToolsActivePort") }
-        let devTools = try await DevToolsConnection.connect(port: port, path: String(lines[1]))
-        return Chromium(process: process, profile: profile, devTools: devTools)
+        let devTools: DevToolsConnection
+        do {
+            if let namespace {
+                helpers.append(try namespace.forward(listen: namespace.inside, port: 9223, to: "127.0.0.1:\(port)"))
+                // socat may take a moment to listen.
+                var attempt = 0
+                while true {
+                    do {
+                        devTools = try await DevToolsConnection.connect(host: namespace.inside, port: 9223, path: String(lines[1]))
+                        break
+                    } catch where attempt < 50 {
+                        attempt += 1
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                }
+            } else {
+                devTools = try await DevToolsConnection.connect(host: "127.0.0.1", port: port, path: String(lines[1]))
+            }
+        } catch {
+            process.terminate()
+            for helper in helpers { helper.terminate() }
+            throw error
+        }
+        return Chromium(process: process, profile: profile, helpers: helpers, devTools: devTools)
     }
 
     /// Opens `url` in a new page and waits until it has loaded; returns the page's session.
@@ -95,6 +130,7 @@ final class Chromium: Sendable {
     func close() async {
         devTools.close()
         process.terminate()
+        for helper in helpers { helper.terminate() }
         let deadline = ContinuousClock.now + .seconds(10)
         while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
@@ -127,6 +163,15 @@ struct DevToolsPage: Sendable {
             throw BrowserTestError("page exception: \(text)")
         }
         return (reply["result"] as? [String: Any])?["value"]
+    }
+
+    /// Puts the files at `paths` into the file input `id`, as a user choosing them would.
+    func chooseFiles(_ id: String, _ paths: [String]) async throws {
+        let reply = try await send("Runtime.evaluate", ["expression": "document.getElementById('\(id)')"])
+        guard let objectID = (reply["result"] as? [String: Any])?["objectId"] as? String else {
+            throw BrowserTestError("no element \(id)")
+        }
+        _ = try await send("DOM.setFileInputFiles", ["files": paths, "objectId": objectID])
     }
 
     /// The responses this page received since `Network.enable`: URL and headers (names
@@ -167,9 +212,9 @@ final class DevToolsConnection: Sendable {
         self.connection = connection
     }
 
-    static func connect(port: Int, path: String) async throws -> DevToolsConnection {
+    static func connect(host: String, port: Int, path: String) async throws -> DevToolsConnection {
         let connector = WebSocketSignalingConnector(
-            endpoint: ServerEndpoint(host: "127.0.0.1", port: port, useTLS: false, webSocketPath: path),
+            endpoint: ServerEndpoint(host: host, port: port, useTLS: false, webSocketPath: path),
             maxFrameBytes: 256 << 20, connectTimeout: .seconds(30), group: MultiThreadedEventLoopGroup.singleton)
         let connection = try await connector.connect(SignalingConnectAttempt())
         let devTools = DevToolsConnection(connection: connection)

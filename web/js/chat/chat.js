@@ -5,8 +5,14 @@
 // 16 deliveries, else 20 ms after the first).
 
 import { concat, toHex, utf8 } from "../crypto/bytes.js";
-import { KIND, V2Pairing } from "../v2/pairing.js";
+import { x25519Public } from "../crypto/x25519.js";
+import { safetyNumber } from "../signal/fingerprint.js";
+import { serializePublicKey } from "../signal/ratchet.js";
+import { V1Channel, sessionKey } from "../v1/channel.js";
+import { KIND, V2Pairing, restoreSession, storeSession } from "../v2/pairing.js";
 import { inviteText, randomWords } from "./invite.js";
+import { FRAME_FILE_CHUNK, FileTransfers } from "./files.js";
+import { PeerLink } from "./webrtc.js";
 
 const random = (/** @type {number} */ count) => globalThis.crypto.getRandomValues(new Uint8Array(count));
 
@@ -20,18 +26,63 @@ function u64(value) {
 /**
  * @typedef {{ type: "invite", invite: string, link: string }
  *   | { type: "status", text: string }
- *   | { type: "secured", safetyNumber: string }
+ *   | { type: "secured", safetyNumber: string, protocol: "v1" | "v2" }
  *   | { type: "message", seq: number, text: string, outgoing: boolean }
  *   | { type: "delivered", seq: number }
  *   | { type: "peer", name: string }
  *   | { type: "presence", online: boolean }
- *   | { type: "error", text: string }} ChatEvent
+ *   | { type: "path", path: "direct" | "relay" }
+ *   | { type: "error", text: string }
+ *   | import("./files.js").FileEvent} ChatEvent
  */
 
+/**
+ * @typedef {{ relayOnly?: boolean, vault?: import("../store/vault.js").Vault | null }} ChatOptions
+ * `relayOnly`: never open a WebRTC connection, so the peer never learns this device's
+ * addresses (everything goes through the server's relay). `vault`: keep the chat there
+ * (sealed under the user's passphrase) so that a reload can resume it; without one
+ * nothing is kept.
+ */
+
+/** How many messages a kept chat remembers for its history. */
+export const HISTORY_LIMIT = 500;
+
 export class Chat {
-  /** @param {(event: ChatEvent) => void} emit */
-  constructor(emit) {
+  /** @param {(event: ChatEvent) => void} emit @param {ChatOptions} [options] */
+  constructor(emit, options = {}) {
     this.emit = emit;
+    this.relayOnly = options.relayOnly === true;
+    this.vault = options.vault ?? null;
+    /**
+     * "v2" (invites with words), or "v1": the iOS app's protocol, for a bare six-digit
+     * code, or when the creator's peer answers with a `key_exchange` (docs/protocol.md,
+     * "v1 in the chat engine"). v1 is unauthenticated and has no acks.
+     * @type {"v1" | "v2"}
+     */
+    this.protocol = "v2";
+    /** @type {V1Channel | null} */
+    this.v1 = null;
+    this.v1Private = random(32);
+    /** @type {Uint8Array | null} */
+    this.v1PeerKey = null;
+    this.v1SentKey = false;
+    /** Whether the peer sent a v2 frame (then the creator never falls back to v1). */
+    this.peerSpokeV2 = false;
+    /**
+     * v1 messages waiting for the key exchange.
+     * @type {Uint8Array[]}
+     */
+    this.v1Waiting = [];
+    /** The chat's id in the vault. */
+    this.id = toHex(random(8));
+    this.peerName = "";
+    /** @type {{ seq: number, text: string, outgoing: boolean, delivered: boolean }[]} */
+    this.history = [];
+    /** @type {PeerLink | null} */
+    this.link = null;
+    /** Frames sent and arrived on each path (the page shows the path; tests read these). */
+    this.sent = { relay: 0, direct: 0 };
+    this.arrived = { relay: 0, direct: 0 };
     this.deviceID = toHex(random(16));
     /** @type {"creator" | "joiner" | null} */
     this.role = null;
@@ -57,7 +108,20 @@ export class Chat {
     this.lastAckMove = Date.now();
     /** @type {Promise<void>} */
     this.queue = Promise.resolve();
+    /** Seqs of our file control messages: their acks are not shown as deliveries. */
+    /** @type {Set<number>} */
+    this.controlSeqs = new Set();
+    this.files = new FileTransfers({
+      control: (message) => this.sendControl(message),
+      frame: (frame) => this.sendFrame(frame),
+      direct: () => this.link?.isOpen === true,
+      emit: (event) => this.emit(event),
+      now: () => performance.now(),
+    });
+    /** The relay's pace (docs/protocol.md "Relay pacing"): until the server announces its limits, the default server's. */
+    this.pacer = new RelayPacer({ messagesPerSecond: 50, messageBurst: 200, roomBytesPerSecond: 1048576, roomByteBurst: 8388608 });
     this.resendTimer = setInterval(() => this.resendIfStalled(), 2000);
+    this.fileTimer = setInterval(() => this.files.tick(), 1000);
   }
 
   /** Creates a room and an invite, then waits for the peer. */
@@ -82,6 +146,7 @@ export class Chat {
   async join(invite) {
     this.role = "joiner";
     this.words = invite.words;
+    if (invite.words.length === 0) this.protocol = "v1";
     const response = await fetch("/api/rooms/accept", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -107,7 +172,15 @@ export class Chat {
       socket.onopen = () => resolve(undefined);
       socket.onerror = () => reject(new Error("the server cannot be reached"));
       socket.onclose = () => this.emit({ type: "status", text: "disconnected from the server" });
-      socket.onmessage = (event) => this.serial(() => this.received(event.data));
+      socket.onmessage = (event) => {
+        if (typeof event.data !== "string") {
+          this.arrived.relay += 1;
+          const frame = new Uint8Array(event.data);
+          // Chunks skip the chat's queue: they touch no ratchet, and a file must not hold up the messages.
+          if (frame[0] === FRAME_FILE_CHUNK) return this.files.chunk(frame);
+        }
+        this.serial(() => this.received(event.data));
+      };
       setInterval(() => this.send({ type: "ping" }), 25000);
     });
   }
@@ -129,9 +202,221 @@ export class Chat {
     this.socket?.send(JSON.stringify(message));
   }
 
-  /** @param {Uint8Array} frame */
+  /**
+   * Sends a frame on the DataChannel when it is open, else on the relay.
+   * @param {Uint8Array} frame
+   */
   sendFrame(frame) {
-    this.socket?.send(frame);
+    if (this.link?.send(frame)) {
+      this.sent.direct += 1;
+      return;
+    }
+    this.sent.relay += 1;
+    const socket = this.socket;
+    if (socket) this.pacer.send(frame, (paced) => socket.send(paced));
+  }
+
+  /** The creator offers a DataChannel once the session is up (unless relay only). */
+  async openLink() {
+    if (this.relayOnly || this.role !== "creator" || !(this.session || this.v1)) return;
+    this.link?.close();
+    this.link = this.newLink(true, await this.iceServers());
+    this.link.start();
+  }
+
+  /**
+   * A link whose frames enter the same queue as the relay's.
+   * @param {boolean} initiator @param {RTCIceServer[]} iceServers
+   */
+  newLink(initiator, iceServers) {
+    const link = new PeerLink({
+      initiator,
+      iceServers,
+      signal: (message) => this.send(message),
+      onFrame: (frame) => {
+        this.arrived.direct += 1;
+        if (frame[0] === FRAME_FILE_CHUNK) return this.files.chunk(frame);
+        this.serial(() => this.receivedFrame(frame));
+      },
+      onOpen: () => {
+        this.emit({ type: "path", path: "direct" });
+        this.files.pathChanged();
+      },
+      onClose: () => {
+        if (this.link !== link) return;
+        this.link = null;
+        this.emit({ type: "path", path: "relay" });
+        // What the channel had not delivered goes again on the relay.
+        this.resendAll();
+        this.files.pathChanged();
+      },
+    });
+    return link;
+  }
+
+  /**
+   * The server's TURN credentials when it has a TURN server (`POST /api/turn`), else no
+   * ICE server at all: the page never asks a third party for its address.
+   * @returns {Promise<RTCIceServer[]>}
+   */
+  async iceServers() {
+    try {
+      const response = await fetch("/api/turn", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ deviceId: this.deviceID }),
+      });
+      if (!response.ok) return [];
+      const body = await response.json();
+      const urls = Array.isArray(body.urls) ? body.urls.filter((/** @type {unknown} */ url) => typeof url === "string") : typeof body.urls === "string" ? [body.urls] : [];
+      if (urls.length === 0 || typeof body.username !== "string" || typeof body.credential !== "string") return [];
+      return [{ urls, username: body.username, credential: body.credential }];
+    } catch {
+      return [];
+    }
+  }
+
+  /** The chat as the vault keeps it (everything secret; only ever stored sealed). */
+  snapshot() {
+    return {
+      version: 1, id: this.id, deviceID: this.deviceID, roomID: this.roomID, role: this.role,
+      session: storeSession(/** @type {import("../v2/pairing.js").V2Session} */ (this.session)),
+      nextSeq: this.nextSeq, outbox: [...this.outbox.entries()], delivered: this.delivered, peerAck: this.peerAck,
+      peerName: this.peerName, history: this.history, savedAt: Date.now(),
+    };
+  }
+
+  /** Keeps the chat in the vault (when it has one and the session is up; v1 chats are never kept). */
+  async persist() {
+    if (this.vault && this.session && this.protocol === "v2") await this.vault.put(this.id, this.snapshot());
+  }
+
+  // MARK: v1
+
+  async sendKeyExchange() {
+    if (this.v1SentKey) return;
+    this.v1SentKey = true;
+    const publicKey = await x25519Public(this.v1Private);
+    this.send({ type: "key_exchange", publicKey: btoa(String.fromCharCode(...publicKey)), sessionId: this.roomID, timestamp: Math.floor(Date.now() / 1000) });
+  }
+
+  /** @param {any} message */
+  async receivedKeyExchange(message) {
+    if (message.sessionId !== this.roomID || typeof message.publicKey !== "string") return;
+    let key;
+    try {
+      key = Uint8Array.from(atob(message.publicKey), (c) => c.charCodeAt(0));
+    } catch {
+      key = new Uint8Array(0);
+    }
+    if (this.v1) return; // the same key again, or a second one: ignored, the session stays
+    if (key.length !== 32) {
+      this.emit({ type: "error", text: "your peer's key is malformed: ask for a new invite" });
+      return;
+    }
+    let session;
+    try {
+      session = await sessionKey(this.v1Private, key);
+    } catch {
+      this.emit({ type: "error", text: "your peer's key is unusable (someone may have interfered): ask for a new invite" });
+      return;
+    }
+    this.v1 = new V1Channel(session, /** @type {"creator" | "joiner"} */ (this.role));
+    this.v1PeerKey = key;
+    await this.sendKeyExchange();
+    if (this.role === "joiner") this.send({ type: "key_exchange_complete", sessionId: this.roomID, timestamp: Math.floor(Date.now() / 1000) });
+    const ours = await x25519Public(this.v1Private);
+    const remote = this.role === "creator" ? "joiner" : "creator";
+    const number = await safetyNumber({
+      localStableID: utf8(`inviso v1 ${this.role}`), localKey: serializePublicKey(ours),
+      remoteStableID: utf8(`inviso v1 ${remote}`), remoteKey: serializePublicKey(key),
+    });
+    this.emit({ type: "secured", safetyNumber: number, protocol: "v1" });
+    for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
+    await this.openLink();
+  }
+
+  /** @param {string} text */
+  async sendV1(text) {
+    const seq = this.nextSeq++;
+    this.emit({ type: "message", seq, text, outgoing: true });
+    const payload = utf8(text);
+    await this.serial(async () => {
+      if (this.v1) await this.transmitV1(payload);
+      else this.v1Waiting.push(payload);
+    });
+  }
+
+  /** @param {Uint8Array} payload */
+  async transmitV1(payload) {
+    const channel = /** @type {V1Channel} */ (this.v1);
+    this.sendFrame(utf8(await channel.seal(payload)));
+  }
+
+  /** @param {Uint8Array} frame */
+  async receivedV1(frame) {
+    if (!this.v1) return;
+    let opened;
+    try {
+      opened = await this.v1.open(new TextDecoder("utf-8", { fatal: true }).decode(frame));
+    } catch {
+      return; // malformed, replayed, reflected or forged: dropped, nothing changes
+    }
+    this.deliver(opened.counter + 1, opened.plaintext);
+  }
+
+  /**
+   * A kept chat, reconnected: its history and safety number shown, the room joined again
+   * with the same device ID; the peer then resends what we had not acknowledged.
+   * @param {import("../store/vault.js").Vault} vault @param {string} id
+   * @param {(event: ChatEvent) => void} emit @param {ChatOptions} [options]
+   */
+  static async resume(vault, id, emit, options = {}) {
+    const stored = await vault.get(id);
+    if (!stored || stored.version !== 1 || typeof stored.roomID !== "string" || typeof stored.deviceID !== "string"
+      || (stored.role !== "creator" && stored.role !== "joiner") || !Number.isSafeInteger(stored.nextSeq)
+      || !Number.isSafeInteger(stored.delivered) || !Array.isArray(stored.outbox) || !Array.isArray(stored.history)) {
+      throw new Error("this kept chat is damaged");
+    }
+    const chat = new Chat(emit, { ...options, vault });
+    chat.id = id;
+    chat.deviceID = stored.deviceID;
+    chat.roomID = stored.roomID;
+    chat.role = stored.role;
+    chat.session = restoreSession(stored.session);
+    chat.nextSeq = stored.nextSeq;
+    chat.delivered = stored.delivered;
+    chat.peerAck = Number.isSafeInteger(stored.peerAck) ? stored.peerAck : 0;
+    for (const [seq, payload] of stored.outbox) {
+      if (Number.isSafeInteger(seq) && payload instanceof Uint8Array) chat.outbox.set(seq, payload);
+    }
+    chat.peerName = typeof stored.peerName === "string" ? stored.peerName : "";
+    chat.history = stored.history.filter((/** @type {any} */ entry) =>
+      entry && Number.isSafeInteger(entry.seq) && typeof entry.text === "string").slice(-HISTORY_LIMIT);
+    emit({ type: "secured", safetyNumber: await chat.session.safetyNumber(), protocol: "v2" });
+    if (chat.peerName) emit({ type: "peer", name: chat.peerName });
+    for (const entry of chat.history) {
+      emit({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing });
+      if (entry.outgoing && entry.delivered) emit({ type: "delivered", seq: entry.seq });
+    }
+    emit({ type: "status", text: "resumed: reconnecting" });
+    await chat.connect();
+    chat.send({ type: "join_room", roomId: chat.roomID, deviceId: chat.deviceID });
+    return chat;
+  }
+
+  /** Forgets the kept copy (the chat itself goes on until the page closes). */
+  async forget() {
+    if (this.vault) await this.vault.delete(this.id);
+    this.vault = null;
+  }
+
+  /** Ends the chat's connections (the page is closing or the chat is left). */
+  close() {
+    this.link?.close();
+    this.socket?.close();
+    clearInterval(this.resendTimer);
+    clearInterval(this.fileTimer);
   }
 
   /** @param {string | ArrayBuffer} data */
@@ -139,14 +424,45 @@ export class Chat {
     if (typeof data !== "string") return this.receivedFrame(new Uint8Array(data));
     const message = JSON.parse(data);
     switch (message.type) {
+      case "connected":
+        if (message.limits && typeof message.limits === "object") this.pacer.announce(message.limits);
+        break;
       case "room_accepted":
         this.roomID = message.roomid;
         this.send({ type: "join_room", roomId: this.roomID, deviceId: this.deviceID });
         break;
       case "room_ready":
         this.emit({ type: "presence", online: true });
-        if (!this.pairing) await this.startPairing();
-        else if (this.session) this.resendAll();
+        if (this.protocol === "v1") {
+          if (!this.v1) await this.sendKeyExchange();
+          else if (!this.link?.isOpen) await this.openLink();
+        } else if (!this.pairing && !this.session) await this.startPairing();
+        else if (this.session) {
+          this.resendAll();
+          this.files.resync();
+          if (!this.link?.isOpen) await this.openLink();
+        }
+        break;
+      case "key_exchange":
+        // The creator, which speaks v2, falls back to v1 when its peer opens with the app's key exchange.
+        if (this.protocol === "v2" && this.role === "creator" && !this.peerSpokeV2 && !this.session) {
+          this.protocol = "v1";
+          this.pairing = null;
+        }
+        if (this.protocol === "v1") await this.receivedKeyExchange(message);
+        break;
+      case "key_exchange_complete":
+        break;
+      case "webrtc_offer":
+      case "webrtc_answer":
+      case "ice_candidate":
+        if (this.relayOnly) break;
+        // The joiner answers every new offer (the creator offers again after a failure).
+        if (message.type === "webrtc_offer" && this.role === "joiner") {
+          this.link?.close();
+          this.link = this.newLink(false, await this.iceServers());
+        }
+        this.link?.signaled(message);
         break;
       case "peer_left":
         this.emit({ type: "status", text: "your peer left the chat" });
@@ -180,8 +496,10 @@ export class Chat {
       }
       if (action.type === "established") {
         this.session = action.session;
-        this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber() });
+        await this.persist();
+        this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber(), protocol: "v2" });
         this.resendAll();
+        await this.openLink();
       }
       if (action.type === "received") await this.record(KIND.message, action.message);
     }
@@ -189,6 +507,8 @@ export class Chat {
 
   /** @param {Uint8Array} frame */
   async receivedFrame(frame) {
+    if (this.protocol === "v1") return this.receivedV1(frame);
+    if (frame[0] >= 0x01 && frame[0] <= 0x03) this.peerSpokeV2 = true;
     if (this.session && frame[0] === 0x03) {
       let opened;
       try {
@@ -196,7 +516,9 @@ export class Chat {
       } catch {
         return; // a duplicate or a forgery: dropped, nothing changes
       }
-      return this.record(opened.kind, opened.body);
+      await this.record(opened.kind, opened.body);
+      // Kept before any ack can say we hold it (the ack itself is sealed after this).
+      return this.persist();
     }
     if (!this.pairing || frame[0] === 0x04) return;
     try {
@@ -214,6 +536,9 @@ export class Chat {
       for (const seq of [...this.outbox.keys()]) {
         if (seq <= ack) {
           this.outbox.delete(seq);
+          if (this.controlSeqs.delete(seq)) continue;
+          const entry = this.history.find((item) => item.outgoing && item.seq === seq);
+          if (entry) entry.delivered = true;
           this.emit({ type: "delivered", seq });
         }
       }
@@ -247,10 +572,15 @@ export class Chat {
       try {
         const object = JSON.parse(text);
         if (object.type === "profile" && typeof object.name === "string") {
-          this.emit({ type: "peer", name: object.name.slice(0, 64) });
+          this.peerName = object.name.slice(0, 64);
+          this.emit({ type: "peer", name: this.peerName });
           return;
         }
-        if (typeof object.type === "string" && /^(file_|lifetime|contact)/.test(object.type)) {
+        if (typeof object.type === "string" && object.type.startsWith("file_")) {
+          this.files.control(object);
+          return;
+        }
+        if (typeof object.type === "string" && /^(lifetime|contact)/.test(object.type)) {
           this.emit({ type: "status", text: `your peer used a feature this page does not have yet (${object.type})` });
           return;
         }
@@ -258,7 +588,15 @@ export class Chat {
         // Not JSON: a text that starts with a brace.
       }
     }
+    this.remember({ seq, text, outgoing: false, delivered: true });
     this.emit({ type: "message", seq, text, outgoing: false });
+  }
+
+  /** @param {{ seq: number, text: string, outgoing: boolean, delivered: boolean }} entry */
+  remember(entry) {
+    if (!this.vault) return;
+    this.history.push(entry);
+    if (this.history.length > HISTORY_LIMIT) this.history.splice(0, this.history.length - HISTORY_LIMIT);
   }
 
   async sendAck() {
@@ -266,7 +604,9 @@ export class Chat {
     this.ackTimer = null;
     this.unacked = 0;
     if (!this.session) return;
-    this.sendFrame(await this.session.sealKind(KIND.ack, u64(this.delivered)));
+    const frame = await this.session.sealKind(KIND.ack, u64(this.delivered));
+    await this.persist();
+    this.sendFrame(frame);
   }
 
   /**
@@ -274,17 +614,43 @@ export class Chat {
    * @param {string} text
    */
   async sendText(text) {
+    if (this.protocol === "v1") return this.sendV1(text);
     const seq = this.nextSeq++;
     const payload = utf8(text);
     this.outbox.set(seq, payload);
+    this.remember({ seq, text, outgoing: true, delivered: false });
     this.emit({ type: "message", seq, text, outgoing: true });
     await this.serial(() => this.transmit(seq, payload));
+  }
+
+  /**
+   * Sends a file control message: numbered, kept and resent like a text, never shown.
+   * @param {object} message
+   */
+  sendControl(message) {
+    const seq = this.nextSeq++;
+    const payload = utf8(JSON.stringify(message));
+    this.outbox.set(seq, payload);
+    this.controlSeqs.add(seq);
+    this.serial(() => this.transmit(seq, payload));
+  }
+
+  /**
+   * Offers a file to the peer.
+   * @param {Blob} blob @param {string} name
+   */
+  sendFile(blob, name) {
+    if (this.protocol === "v1") throw new Error("files need a v2 chat (an invite with words); v1 cannot carry them");
+    return this.files.offer(blob, name);
   }
 
   /** @param {number} seq @param {Uint8Array} payload */
   async transmit(seq, payload) {
     if (!this.session) return;
-    this.sendFrame(await this.session.sealKind(KIND.message, concat(u64(seq), payload)));
+    const frame = await this.session.sealKind(KIND.message, concat(u64(seq), payload));
+    // Written ahead: a reload after this frame left must not seal with the same key again.
+    await this.persist();
+    this.sendFrame(frame);
   }
 
   /** Sends every unacknowledged message again, in order (each as a new ratchet frame). */
@@ -298,6 +664,73 @@ export class Chat {
     if (this.session && this.outbox.size > 0 && Date.now() - this.lastAckMove > 2000) {
       this.lastAckMove = Date.now();
       this.resendAll();
+    }
+  }
+}
+
+/**
+ * Paces binary frames on the relay below the server's announced limits (80 % of the
+ * messages per second, 45 % of the room's bytes per second: both members share the room's
+ * quota), so that the server never drops one. Frames wait in order; the relay's other
+ * messages (JSON) are few and not paced.
+ */
+export class RelayPacer {
+  /** @param {{ messagesPerSecond: number, messageBurst: number, roomBytesPerSecond: number, roomByteBurst: number }} limits */
+  constructor(limits) {
+    /** @type {{ frame: Uint8Array, write: (frame: Uint8Array) => void }[]} */
+    this.queue = [];
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this.timer = null;
+    this.last = performance.now();
+    this.messageRate = 40;
+    this.messageBurst = 160;
+    this.byteRate = 471859;
+    this.byteBurst = 3774873;
+    this.messages = Infinity;
+    this.bytes = Infinity;
+    this.announce(limits);
+  }
+
+  /** @param {any} limits the `limits` of the server's `connected` */
+  announce(limits) {
+    const number = (/** @type {unknown} */ value, /** @type {number} */ fallback) =>
+      typeof value === "number" && Number.isFinite(value) && value > 0 ? value : fallback;
+    this.messageRate = 0.8 * number(limits.messagesPerSecond, 50);
+    this.messageBurst = Math.max(1, 0.8 * number(limits.messageBurst, 200));
+    this.byteRate = 0.45 * number(limits.roomBytesPerSecond, 1048576);
+    this.byteBurst = Math.max(65536, 0.45 * number(limits.roomByteBurst, 8388608));
+    this.messages = Math.min(this.messages, this.messageBurst);
+    this.bytes = Math.min(this.bytes, this.byteBurst);
+  }
+
+  /** @param {Uint8Array} frame @param {(frame: Uint8Array) => void} write */
+  send(frame, write) {
+    this.queue.push({ frame, write });
+    this.drain();
+  }
+
+  drain() {
+    const now = performance.now();
+    const elapsed = (now - this.last) / 1000;
+    this.last = now;
+    this.messages = Math.min(this.messageBurst, this.messages + elapsed * this.messageRate);
+    this.bytes = Math.min(this.byteBurst, this.bytes + elapsed * this.byteRate);
+    while (this.queue.length > 0) {
+      const { frame, write } = this.queue[0];
+      const cost = Math.min(frame.length, this.byteBurst);
+      if (this.messages < 1 || this.bytes < cost) break;
+      this.messages -= 1;
+      this.bytes -= cost;
+      this.queue.shift();
+      write(frame);
+    }
+    if (this.queue.length > 0 && !this.timer) {
+      const cost = Math.min(this.queue[0].frame.length, this.byteBurst);
+      const wait = Math.max((1 - this.messages) / this.messageRate, (cost - this.bytes) / this.byteRate, 0.002);
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        this.drain();
+      }, wait * 1000);
     }
   }
 }

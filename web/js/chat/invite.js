@@ -1,10 +1,10 @@
 // Invites (docs/protocol.md, "Invite"): NNNNNN-word-word-word, or the page link
-// https://server/#join=NNNNNN-word-word-word. Six digits alone are v1, which this page does
-// not speak yet.
+// https://server/#join=NNNNNN-word-word-word. Six digits alone are v1 (the iOS app's
+// protocol: unauthenticated, so the chat is shown unverified).
 
 import { WORDS } from "../v2/wordlist.js";
 
-/** @typedef {{ joinCode: string, words: string[] }} Invite */
+/** @typedef {{ joinCode: string, words: string[] }} Invite  `words` is empty for a v1 code. */
 
 /**
  * Three fresh words (11 bits each from the browser's CSPRNG).
@@ -31,9 +31,7 @@ export function parseInvite(input) {
   const hash = text.indexOf("#join=");
   if (hash >= 0) text = decodeURIComponent(text.slice(hash + 6));
   const parts = text.split("-");
-  if (parts.length === 1 && /^[0-9]{6}$/.test(parts[0])) {
-    throw new Error("six digits alone are a v1 invite, which the browser client does not speak yet: ask for the full invite");
-  }
+  if (parts.length === 1 && /^[0-9]{6}$/.test(parts[0])) return { joinCode: parts[0], words: [] };
   if (parts.length !== 4 || !/^[0-9]{6}$/.test(parts[0])) throw new Error("an invite looks like 271828-orbit-violin-quantum");
   const words = parts.slice(1).map((word) => word.replace(/[A-Z]/g, (c) => c.toLowerCase()));
   for (const word of words) {

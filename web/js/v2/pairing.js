@@ -112,6 +112,69 @@ export class V2Session {
   }
 }
 
+/**
+ * A session as plain data (bytes stay `Uint8Array`s) for the page's encrypted store, and
+ * back. Everything in it is secret: it is only ever kept sealed (js/store/vault.js).
+ * @typedef {{ role: "creator" | "joiner", directPathKey: Uint8Array, localIdentity: Uint8Array,
+ *   remoteIdentity: Uint8Array, rootKey: Uint8Array,
+ *   sender: { privateKey: Uint8Array, publicKey: Uint8Array, chainKey: Uint8Array, index: number },
+ *   receivers: import("../signal/ratchet.js").ReceiverChain[], previousCounter: number }} StoredSession
+ */
+
+/** @param {V2Session} session @returns {StoredSession} */
+export function storeSession(session) {
+  const state = session.state;
+  return {
+    role: session.role,
+    directPathKey: session.directPathKey,
+    localIdentity: state.localIdentity,
+    remoteIdentity: state.remoteIdentity,
+    rootKey: state.rootKey,
+    sender: {
+      privateKey: state.sender.keyPair.privateKey, publicKey: state.sender.keyPair.publicKey,
+      chainKey: state.sender.chainKey, index: state.sender.index,
+    },
+    receivers: state.receivers.map((chain) => ({ ...chain, skipped: chain.skipped.map((key) => ({ ...key })) })),
+    previousCounter: state.previousCounter,
+  };
+}
+
+/**
+ * @param {StoredSession} stored @returns {V2Session}
+ * @throws {V2Error} "malformedState" when a field is missing or of the wrong kind
+ */
+export function restoreSession(stored) {
+  const bytes = (/** @type {unknown} */ value, /** @type {number} */ length) => {
+    if (!(value instanceof Uint8Array) || (length > 0 && value.length !== length)) throw new V2Error("malformedState");
+    return value;
+  };
+  const count = (/** @type {unknown} */ value) => {
+    if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) throw new V2Error("malformedState");
+    return value;
+  };
+  if (!stored || (stored.role !== "creator" && stored.role !== "joiner") || !Array.isArray(stored.receivers)) {
+    throw new V2Error("malformedState");
+  }
+  const state = new SessionState({
+    localIdentity: bytes(stored.localIdentity, 32),
+    remoteIdentity: bytes(stored.remoteIdentity, 32),
+    rootKey: bytes(stored.rootKey, 32),
+    sender: {
+      keyPair: new KeyPair(bytes(stored.sender?.privateKey, 32), bytes(stored.sender?.publicKey, 32)),
+      chainKey: bytes(stored.sender?.chainKey, 32),
+      index: count(stored.sender?.index),
+    },
+    receivers: stored.receivers.map((chain) => ({
+      ratchetKey: bytes(chain.ratchetKey, 0),
+      chainKey: bytes(chain.chainKey, 32),
+      index: count(chain.index),
+      skipped: Array.isArray(chain.skipped) ? chain.skipped.map((key) => ({ index: count(key.index), seed: bytes(key.seed, 0) })) : [],
+    })),
+    previousCounter: count(stored.previousCounter),
+  });
+  return new V2Session(stored.role, state, bytes(stored.directPathKey, 0));
+}
+
 /** @param {SessionState} state @returns {SessionState} */
 function cloneState(state) {
   return new SessionState({

@@ -1,0 +1,64 @@
+import Foundation
+import InvisoTesting
+import Testing
+
+/// Chats kept in the page's IndexedDB, sealed under a passphrase: a reload resumes one
+/// (history, safety number, the messages sent meanwhile), a wrong passphrase opens
+/// nothing, and the store holds no plaintext.
+@Suite("Browser: a kept chat survives a reload", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+struct BrowserStoreTests {
+    static let outgoing = "[...document.querySelectorAll('#messages li.out')].map(li => li.textContent).join('|')"
+    static let passphrase = "correct horse battery staple"
+
+    @Test("keep, reload, unlock, resume: history back, nothing lost or shown twice; a wrong passphrase is refused")
+    func reloadResumes() async throws {
+        try await BrowserChatTests.withServerAndBrowser { url, _, browser in
+            let alice = try await browser.open(url + "/?relay")
+            let bob = try await browser.open(url + "/?relay")
+            _ = try await alice.evaluate("document.getElementById('keep').click()")
+            #expect(try await alice.evaluate("document.getElementById('passphrase-row').hidden") as? Bool == false)
+            try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)
+            _ = try await BrowserPagesTests.pair(alice, bob)
+            let number = try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent")
+            try await BrowserWebRTCTests.send(alice, "before reload")
+            let delivered = "String(document.querySelectorAll('#messages li.out.delivered').length)"
+            #expect(try await BrowserPagesTests.waitFor(alice, delivered, "1") == "1")
+
+            // The store holds sealed bytes only.
+            let plaintextFound = try await alice.evaluate("""
+                new Promise((resolve) => { const open = indexedDB.open('inviso');
+                  open.onsuccess = () => { const all = open.result.transaction('vault').objectStore('vault').getAll();
+                    all.onsuccess = () => { const text = JSON.stringify(all.result, (k, v) => v instanceof Uint8Array ? Array.from(v) : v);
+                      const needle = [...new TextEncoder().encode('before reload')].join(',');
+                      resolve(all.result.length >= 2 && (text.includes(needle) || text.includes('before reload'))); }; }; })
+                """) as? Bool
+            #expect(plaintextFound == false)
+
+            _ = try await alice.evaluate("location.reload()")
+            #expect(try await BrowserPagesTests.waitFor(alice, "String(document.getElementById('kept')?.hidden)", "false") == "false")
+            try await BrowserWebRTCTests.send(bob, "while you were away")
+
+            try await BrowserPagesTests.type(alice, "unlock-input", "not the passphrase")
+            try await BrowserPagesTests.click(alice, "unlock")
+            #expect(try await BrowserChatTests.waitForText(alice, "document.getElementById('error').textContent") == "wrong passphrase")
+            try await BrowserPagesTests.type(alice, "unlock-input", Self.passphrase)
+            try await BrowserPagesTests.click(alice, "unlock")
+            let buttons = "String(document.querySelectorAll('#kept-list button[id^=resume-]').length)"
+            #expect(try await BrowserPagesTests.waitFor(alice, buttons, "1") == "1")
+            _ = try await alice.evaluate("document.querySelector('#kept-list button[id^=resume-]').click()")
+
+            #expect(try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent") == number)
+            #expect(
+                try await BrowserPagesTests.waitFor(alice, BrowserPagesTests.incoming, "first|while you were away")
+                    == "first|while you were away")
+            #expect(try await alice.evaluate(Self.outgoing) as? String == "before reload")
+            #expect(try await BrowserPagesTests.waitFor(alice, delivered, "1") == "1")
+            try await BrowserWebRTCTests.send(alice, "after reload")
+            #expect(
+                try await BrowserPagesTests.waitFor(bob, BrowserPagesTests.incoming, "before reload|after reload")
+                    == "before reload|after reload")
+            #expect(try await BrowserPagesTests.waitFor(alice, delivered, "2") == "2")
+            #expect(try await BrowserPagesTests.waitFor(bob, "String(document.querySelectorAll('#messages li.out.delivered').length)", "2") == "2")
+        }
+    }
+}
