@@ -41,6 +41,15 @@ elif [ "${CI:-}" = "true" ]; then
 else
     echo "skipping the web type check: tsc not found (apt-get install node-typescript)"
 fi
+# The page's WebAssembly must be what web/wasm's generator builds (wabt's wat2wasm).
+if command -v wat2wasm >/dev/null 2>&1; then
+    python3 scripts/build-wasm.py --check || status=$?
+elif [ "${CI:-}" = "true" ]; then
+    echo "error: wat2wasm not found (apt-get install wabt)" >&2
+    status=1
+else
+    echo "skipping the WebAssembly check: wat2wasm not found (apt-get install wabt)"
+fi
 # The REST contract: Schemathesis against a live `inviso serve` (scripts/schemathesis.sh).
 # It installs Schemathesis from PyPI into .build/, so outside CI it runs only when asked.
 if [ "${CI:-}" = "true" ] || [ -n "${INVISO_SCHEMATHESIS:-}" ]; then

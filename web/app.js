@@ -2,6 +2,7 @@
 
 import { Chat } from "./js/chat/chat.js";
 import { parseInvite } from "./js/chat/invite.js";
+import { encodeQRText } from "./js/chat/qr.js";
 import { Vault, vaultExists } from "./js/store/vault.js";
 
 const $ = (/** @type {string} */ id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -17,6 +18,7 @@ function onEvent(event) {
     case "invite":
       $("invite").textContent = event.invite;
       $("invite-link").textContent = event.link;
+      showQR($("invite-qr"), event.link);
       show("start", false);
       show("kept", false);
       show("waiting", true);
@@ -38,6 +40,7 @@ function onEvent(event) {
       const item = document.createElement("li");
       item.className = event.outgoing ? "out" : "in";
       item.dataset.seq = String(event.seq);
+      item.dataset.at = String(event.at);
       item.textContent = event.text;
       $("messages").append(item);
       break;
@@ -51,6 +54,18 @@ function onEvent(event) {
     case "presence":
       $("status").textContent = event.online ? "your peer is online" : "your peer is offline: your messages will be delivered when they return";
       break;
+    case "lifetime_proposed":
+      $("lifetime-proposal-text").textContent = `Your peer proposes that messages disappear after ${LIFETIME_NAMES[event.lifetime] ?? event.lifetime}.`;
+      show("lifetime-proposal", true);
+      break;
+    case "lifetime":
+      $("lifetime").textContent = LIFETIME_NAMES[event.lifetime] ?? event.lifetime;
+      show("lifetime-proposal", false);
+      expireShown();
+      break;
+    case "lifetime_rejected":
+      $("status").textContent = "your peer rejected the lifetime you proposed";
+      break;
     case "path":
       $("path").textContent = event.path === "direct" ? "peer to peer (WebRTC)" : "through the server";
       break;
@@ -60,6 +75,44 @@ function onEvent(event) {
     default:
       if (event.type.startsWith("file_")) showTransfer(/** @type {import("./js/chat/files.js").FileEvent} */ (event));
   }
+}
+
+/** @type {Record<string, string>} */
+const LIFETIME_NAMES = { ephemeral: "the chat (never kept)", "1h": "1 hour", "6h": "6 hours", "1d": "1 day", "7d": "7 days", "30d": "30 days" };
+
+/** Removes shown messages older than the agreed lifetime (ephemeral ones stay until the page closes). */
+function expireShown() {
+  if (!current) return;
+  const keep = current.expire(Date.now());
+  if (!keep) return;
+  for (const item of Array.from(document.querySelectorAll("#messages li"))) {
+    const at = Number(/** @type {HTMLElement} */ (item).dataset.at);
+    if (at && Date.now() - at >= keep) item.remove();
+  }
+}
+setInterval(expireShown, 5000);
+
+/**
+ * Draws `text` as a QR code (an SVG path, four modules of quiet zone) into `container`.
+ * Drawn here: the invite's words never leave the page.
+ * @param {HTMLElement} container @param {string} text
+ */
+function showQR(container, text) {
+  const code = encodeQRText(text);
+  const quiet = 4;
+  const side = code.size + 2 * quiet;
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", `0 0 ${side} ${side}`);
+  svg.setAttribute("shape-rendering", "crispEdges");
+  let d = "";
+  for (let y = 0; y < code.size; y++) {
+    for (let x = 0; x < code.size; x++) if (code.modules[y * code.size + x]) d += `M${x + quiet} ${y + quiet}h1v1h-1z`;
+  }
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", d);
+  svg.append(path);
+  container.replaceChildren(svg);
+  container.dataset.version = String(code.version);
 }
 
 /** @param {number} bytes */
@@ -187,7 +240,8 @@ async function chat() {
   if (current) return current;
   const keep = /** @type {HTMLInputElement} */ ($("keep"));
   if (keep.checked && !vault) vault = await Vault.open(/** @type {HTMLInputElement} */ ($("passphrase-input")).value);
-  return started(new Chat(onEvent, { relayOnly: relayOnly.checked, vault: keep.checked ? vault : null }));
+  const name = /** @type {HTMLInputElement} */ ($("name-input")).value;
+  return started(new Chat(onEvent, { relayOnly: relayOnly.checked, vault: keep.checked ? vault : null, name }));
 }
 
 $("keep").addEventListener("change", () => show("passphrase-row", /** @type {HTMLInputElement} */ ($("keep")).checked && !vault));
@@ -278,6 +332,24 @@ $("send-form").addEventListener("submit", (event) => {
   if (!text) return;
   input.value = "";
   run(async () => (await chat()).sendText(text));
+});
+$("leave").addEventListener("click", () => run(async () => {
+  if (!current || !confirm("Leave this chat for good? Your peer is told, and nothing of it is kept.")) return;
+  await current.leave();
+  for (const id of ["send-form", "file-form", "leave"]) show(id, false);
+}));
+$("lifetime-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  run(async () => {
+    const lifetime = /** @type {HTMLSelectElement} */ ($("lifetime-select")).value;
+    (await chat()).proposeLifetime(lifetime);
+    $("status").textContent = `proposed: messages disappear after ${LIFETIME_NAMES[lifetime]}; waiting for your peer`;
+  });
+});
+$("accept-lifetime").addEventListener("click", () => current?.acceptLifetime());
+$("reject-lifetime").addEventListener("click", () => {
+  current?.rejectLifetime();
+  show("lifetime-proposal", false);
 });
 $("mark-verified").addEventListener("click", () => {
   $("v1-warning").textContent = "Marked verified: you compared the safety number with your peer.";

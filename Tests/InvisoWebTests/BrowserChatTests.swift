@@ -175,13 +175,30 @@ struct BrowserChatTests {
             #expect(document.headers["content-security-policy"]?.contains("default-src 'none'") == true)
             #expect(document.headers["x-content-type-options"] == "nosniff")
             #expect(try await page.evaluate("document.title") as? String == "Inviso")
+            // The page's CSP lets it compile its own WebAssembly (and nothing else).
+            #expect(document.headers["content-security-policy"]?.contains("script-src 'self' 'wasm-unsafe-eval';") == true)
+            #expect(try await page.evaluate(
+                "import('/web/js/crypto/chacha20poly1305.js').then(m => m.ready.then(() => m.implementation()))") as? String == "wasm")
 
+            try await BrowserPagesTests.type(page, "name-input", "Ada")
             _ = try await page.evaluate("document.getElementById('create').click()")
             let invite = try await Self.waitForText(page, "document.getElementById('invite').textContent")
             #expect(invite.split(separator: "-").count == 4)
+            // The link's QR code is drawn in the page, module for module what `inviso qr` makes of it.
+            let link = try await Self.waitForText(page, "document.getElementById('invite-link').textContent")
+            #expect(link == url + "/#join=" + invite)
+            #expect(try await page.evaluate("document.querySelectorAll('#invite-qr svg path').length") as? Int == 1)
+            let pageRows = try await page.evaluate("""
+                import('/web/js/chat/qr.js').then(m => { const c = m.encodeQRText(\(Self.jsString(link)));
+                  return Array.from({ length: c.size }, (_, y) => Array.from(c.modules.subarray(y * c.size, (y + 1) * c.size)).join('')); })
+                """) as? [String]
+            let qr = try ChildProcess(try InvisoExecutable.locate(), ["qr", link, "--json"])
+            let symbol = try #require(await qr.waitForEvent(timeout: 60) { $0["rows"] != nil }, "\(qr.transcript)")
+            #expect(pageRows == symbol["rows"] as? [String])
             let joiner = try ChildProcess(
                 try InvisoExecutable.locate(),
-                ["join", invite, "--json", "--server", url, "--data", root.appendingPathComponent("cli").path, "--no-direct"])
+                ["join", invite, "--json", "--server", url, "--data", root.appendingPathComponent("cli").path, "--no-direct",
+                 "--as", "Grace"])
             cli = joiner
             let connected = try #require(
                 await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(joiner.transcript)")
@@ -194,6 +211,25 @@ struct BrowserChatTests {
             let cliNumber = try #require(verify["digits"] as? String)
             #expect(pageNumber.replacingOccurrences(of: " ", with: "") == cliNumber.replacingOccurrences(of: " ", with: ""))
 
+            // Each side's chosen name reached the other, inside the session.
+            let named = await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "peer_name" }
+            #expect(named?["name"] as? String == "Ada", "\(joiner.transcript)")
+            #expect(try await BrowserPagesTests.waitFor(page, "document.getElementById('peer-name').textContent", "Grace") == "Grace")
+            // Lifetimes: the CLI proposes, the page accepts; the page proposes, the CLI rejects.
+            joiner.write(#"{"command":"lifetime","lifetime":"1h"}"# + "\n")
+            #expect(try await BrowserPagesTests.waitFor(page, "String(document.getElementById('lifetime-proposal').hidden)", "false") == "false")
+            try await BrowserPagesTests.click(page, "accept-lifetime")
+            let agreed = await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "lifetime" }
+            #expect(agreed?["lifetime"] as? String == "1h", "\(joiner.transcript)")
+            #expect(try await page.evaluate("document.getElementById('lifetime').textContent") as? String == "1 hour")
+            _ = try await page.evaluate("document.getElementById('lifetime-select').value = 'ephemeral'")
+            try await BrowserPagesTests.click(page, "propose-lifetime")
+            let proposed = await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "lifetime_proposed" }
+            #expect(proposed?["lifetime"] as? String == "ephemeral", "\(joiner.transcript)")
+            joiner.write(#"{"command":"reject"}"# + "\n")
+            let status = "document.getElementById('status').textContent"
+            #expect(try await BrowserPagesTests.waitFor(page, status, "your peer rejected the lifetime you proposed") == "your peer rejected the lifetime you proposed")
+            #expect(try await page.evaluate("document.getElementById('lifetime').textContent") as? String == "1 hour")
             // Browser → CLI.
             for text in ["hello from the browser", "ünïcødé 👋 and more"] {
                 _ = try await page.evaluate(

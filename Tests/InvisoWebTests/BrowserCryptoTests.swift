@@ -41,6 +41,19 @@ struct BrowserFuzzTests {
     }
 }
 
+/// The page's QR encoder (`web/js/chat/qr.js`, a port of the CLI's) against the vectors
+/// the CLI's encoder passes: python-qrcode's symbols for every mask, codewords, block
+/// layouts, alignment positions, format and version words.
+@Suite("Browser: the page's QR encoder", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+struct BrowserQRTests {
+    @Test("python-qrcode's symbols and the CLI's QR vectors in the page")
+    func qrVectors() async throws {
+        try await runBrowserVectors(
+            "import('/test/qr-vectors.js').then(m => m.runQRVectors('/cli-vectors/qr-vectors.json')).then(r => JSON.stringify(r))",
+            minimums: [("qr", 300)])
+    }
+}
+
 /// Loads the test page in a fresh headless Chromium and returns what `expression` (a
 /// promise of a JSON string of `{group: {passed, failed, skipped, failures}}`) gives;
 /// checks every group has no failure and at least its minimum of passed checks.

@@ -4,7 +4,8 @@ import Logging
 import NIOCore
 
 /// A loopback HTTP server for the browser tests: the repository's `web/` folder at `/`,
-/// and `../shared/vectors` at `/vectors/` (the same vector files the Swift tests read).
+/// `../shared/vectors` at `/vectors/` (the same vector files the Swift tests read), and the
+/// CLI's QR vectors at `/cli-vectors/qr-vectors.json`.
 /// GET only; a path with `..` or a file outside the two folders is 404.
 struct StaticServer {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -48,6 +49,9 @@ struct StaticServer {
         let url: URL
         if parts[0] == "vectors" {
             url = parts.dropFirst().reduce(vectors) { $0.appendingPathComponent($1) }
+        } else if parts == ["cli-vectors", "qr-vectors.json"] {
+            // The QR vectors the CLI's encoder is tested against (python-qrcode's symbols).
+            url = repository.appendingPathComponent("Tests/invisoTests/Resources/qr-vectors.json")
         } else {
             url = parts.reduce(web) { $0.appendingPathComponent($1) }
         }

@@ -34,6 +34,11 @@ function rfc8439(doc) {
   for (const v of doc.keygen) {
     check(result, toHex(chachapoly.poly1305KeyGen(fromHex(v.key), fromHex(v.nonce))) === v.otk, `keygen ${v.section}`);
   }
+  for (const useJavaScript of [true, false]) {
+  // The AEAD through each implementation (JavaScript, then WebAssembly).
+  chachapoly.useJavaScript(useJavaScript);
+  const which = useJavaScript ? "js" : "wasm";
+  check(result, chachapoly.implementation() === (useJavaScript ? "javascript" : "wasm"), `${which} implementation in use`);
   for (const v of doc.aead) {
     const sealed = chachapoly.seal(fromHex(v.key), fromHex(v.nonce), fromHex(v.plaintext), fromHex(v.aad));
     check(result, toHex(sealed) === v.ciphertext + v.tag, `aead seal ${v.section}`);
@@ -44,8 +49,23 @@ function rfc8439(doc) {
     tampered[tampered.length - 1] ^= 1;
     let refused = false;
     try { chachapoly.open(fromHex(v.key), fromHex(v.nonce), tampered, fromHex(v.aad)); } catch { refused = true; }
-    check(result, refused, `aead tampered tag ${v.section}`);
+    check(result, refused, `aead tampered tag ${v.section} (${which})`);
   }
+  }
+  chachapoly.useJavaScript(false);
+  // Both implementations agree on every length around the block sizes and on AADs that
+  // do and do not fill a block.
+  const random = (/** @type {number} */ n) => globalThis.crypto.getRandomValues(new Uint8Array(n));
+  let disagreements = 0;
+  for (let length = 0; length < 300; length++) {
+    const key = random(32), nonce = random(12), plaintext = random(length * 7), aad = random(length % 40);
+    chachapoly.useJavaScript(true);
+    const javascript = toHex(chachapoly.seal(key, nonce, plaintext, aad));
+    chachapoly.useJavaScript(false);
+    const wasm = chachapoly.seal(key, nonce, plaintext, aad);
+    if (toHex(wasm) !== javascript || toHex(chachapoly.open(key, nonce, wasm, aad)) !== toHex(plaintext)) disagreements += 1;
+  }
+  check(result, disagreements === 0, `${disagreements} lengths where the implementations disagree`);
   return result;
 }
 
@@ -166,6 +186,7 @@ async function cpace(cpaceDoc, ell2Doc) {
  * @returns {Promise<Record<string, GroupResult>>}
  */
 export async function runCryptoVectors(vectors) {
+  await chachapoly.ready;
   const [rfc, cacophony, snow, cpaceDoc, ell2Doc] = await Promise.all([
     load(new URL("./vectors/rfc8439.json", import.meta.url).href),
     load(`${vectors}/noise/cacophony.txt`),

@@ -23,8 +23,11 @@ struct WebAssets: Sendable {
     /// The files by URL path (`/web/app.js`; the page itself as `/`).
     let assets: [String: Asset]
 
+    /// Self only, no inline code. `'wasm-unsafe-eval'` lets the page compile its own
+    /// WebAssembly (ChaCha20-Poly1305, from a module it loads from this origin); it does not
+    /// allow `eval` or code from elsewhere.
     static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// The embedded files, decoded once.

@@ -27,17 +27,22 @@ function u64(value) {
  * @typedef {{ type: "invite", invite: string, link: string }
  *   | { type: "status", text: string }
  *   | { type: "secured", safetyNumber: string, protocol: "v1" | "v2" }
- *   | { type: "message", seq: number, text: string, outgoing: boolean }
+ *   | { type: "message", seq: number, text: string, outgoing: boolean, at: number }
  *   | { type: "delivered", seq: number }
  *   | { type: "peer", name: string }
  *   | { type: "presence", online: boolean }
  *   | { type: "path", path: "direct" | "relay" }
+ *   | { type: "lifetime_proposed", lifetime: string }
+ *   | { type: "lifetime", lifetime: string }
+ *   | { type: "lifetime_rejected" }
  *   | { type: "error", text: string }
  *   | import("./files.js").FileEvent} ChatEvent
  */
 
 /**
- * @typedef {{ relayOnly?: boolean, vault?: import("../store/vault.js").Vault | null }} ChatOptions
+ * @typedef {{ relayOnly?: boolean, vault?: import("../store/vault.js").Vault | null, name?: string }} ChatOptions
+ * `name`: the name the peer sees for us (sent inside the session as a `profile`, like the
+ * CLI's `--as`).
  * `relayOnly`: never open a WebRTC connection, so the peer never learns this device's
  * addresses (everything goes through the server's relay). `vault`: keep the chat there
  * (sealed under the user's passphrase) so that a reload can resume it; without one
@@ -47,11 +52,19 @@ function u64(value) {
 /** How many messages a kept chat remembers for its history. */
 export const HISTORY_LIMIT = 500;
 
+/**
+ * Disappearing messages: the lifetimes of the iOS app and the CLI (wire names) and how
+ * long each keeps a message (ms); `ephemeral` keeps none (nothing is written to the vault).
+ * @type {Record<string, number>}
+ */
+export const LIFETIMES = { ephemeral: 0, "1h": 3600e3, "6h": 6 * 3600e3, "1d": 86400e3, "7d": 7 * 86400e3, "30d": 30 * 86400e3 };
+
 export class Chat {
   /** @param {(event: ChatEvent) => void} emit @param {ChatOptions} [options] */
   constructor(emit, options = {}) {
     this.emit = emit;
     this.relayOnly = options.relayOnly === true;
+    this.name = (options.name ?? "").trim().slice(0, 64);
     this.vault = options.vault ?? null;
     /**
      * "v2" (invites with words), or "v1": the iOS app's protocol, for a bare six-digit
@@ -76,8 +89,14 @@ export class Chat {
     /** The chat's id in the vault. */
     this.id = toHex(random(8));
     this.peerName = "";
-    /** @type {{ seq: number, text: string, outgoing: boolean, delivered: boolean }[]} */
+    /** @type {{ seq: number, text: string, outgoing: boolean, delivered: boolean, at: number }[]} */
     this.history = [];
+    /** The agreed lifetime (the CLI's default until both agree on another). */
+    this.lifetime = "30d";
+    /** @type {string | null} */
+    this.proposedLifetime = null;
+    /** @type {string | null} */
+    this.peerProposal = null;
     /** @type {PeerLink | null} */
     this.link = null;
     /** Frames sent and arrived on each path (the page shows the path; tests read these). */
@@ -120,6 +139,8 @@ export class Chat {
     });
     /** The relay's pace (docs/protocol.md "Relay pacing"): until the server announces its limits, the default server's. */
     this.pacer = new RelayPacer({ messagesPerSecond: 50, messageBurst: 200, roomBytesPerSecond: 1048576, roomByteBurst: 8388608 });
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.pingTimer = undefined;
     this.resendTimer = setInterval(() => this.resendIfStalled(), 2000);
     this.fileTimer = setInterval(() => this.files.tick(), 1000);
   }
@@ -181,7 +202,8 @@ export class Chat {
         }
         this.serial(() => this.received(event.data));
       };
-      setInterval(() => this.send({ type: "ping" }), 25000);
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.send({ type: "ping" }), 25000);
     });
   }
 
@@ -282,7 +304,7 @@ export class Chat {
       version: 1, id: this.id, deviceID: this.deviceID, roomID: this.roomID, role: this.role,
       session: storeSession(/** @type {import("../v2/pairing.js").V2Session} */ (this.session)),
       nextSeq: this.nextSeq, outbox: [...this.outbox.entries()], delivered: this.delivered, peerAck: this.peerAck,
-      peerName: this.peerName, history: this.history, savedAt: Date.now(),
+      peerName: this.peerName, history: this.history, lifetime: this.lifetime, savedAt: Date.now(),
     };
   }
 
@@ -339,7 +361,7 @@ export class Chat {
   /** @param {string} text */
   async sendV1(text) {
     const seq = this.nextSeq++;
-    this.emit({ type: "message", seq, text, outgoing: true });
+    this.emit({ type: "message", seq, text, outgoing: true, at: Date.now() });
     const payload = utf8(text);
     await this.serial(async () => {
       if (this.v1) await this.transmitV1(payload);
@@ -391,18 +413,99 @@ export class Chat {
       if (Number.isSafeInteger(seq) && payload instanceof Uint8Array) chat.outbox.set(seq, payload);
     }
     chat.peerName = typeof stored.peerName === "string" ? stored.peerName : "";
+    if (typeof stored.lifetime === "string" && stored.lifetime in LIFETIMES) chat.lifetime = stored.lifetime;
     chat.history = stored.history.filter((/** @type {any} */ entry) =>
       entry && Number.isSafeInteger(entry.seq) && typeof entry.text === "string").slice(-HISTORY_LIMIT);
     emit({ type: "secured", safetyNumber: await chat.session.safetyNumber(), protocol: "v2" });
     if (chat.peerName) emit({ type: "peer", name: chat.peerName });
+    chat.expire(Date.now());
+    emit({ type: "lifetime", lifetime: chat.lifetime });
     for (const entry of chat.history) {
-      emit({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing });
+      emit({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing, at: Number(entry.at) || Date.now() });
       if (entry.outgoing && entry.delivered) emit({ type: "delivered", seq: entry.seq });
     }
     emit({ type: "status", text: "resumed: reconnecting" });
     await chat.connect();
     chat.send({ type: "join_room", roomId: chat.roomID, deviceId: chat.deviceID });
     return chat;
+  }
+
+  // MARK: Lifetimes
+
+  /**
+   * Proposes a lifetime; it applies once the peer accepts (`lifetime_proposal`).
+   * @param {string} lifetime one of LIFETIMES
+   */
+  proposeLifetime(lifetime) {
+    if (!(lifetime in LIFETIMES)) throw new Error("a lifetime is ephemeral, 1h, 6h, 1d, 7d or 30d");
+    this.proposedLifetime = lifetime;
+    this.sendControl({ type: "lifetime_proposal", sessionId: this.roomID, lifetime, proposedAt: Date.now() / 1000 });
+  }
+
+  /** Accepts the peer's proposal and applies it. */
+  acceptLifetime() {
+    const lifetime = this.peerProposal;
+    if (!lifetime) return;
+    this.peerProposal = null;
+    this.sendControl({ type: "lifetime_accept", sessionId: this.roomID, lifetime, acceptedAt: Date.now() / 1000 });
+    this.applyLifetime(lifetime);
+  }
+
+  rejectLifetime() {
+    if (!this.peerProposal) return;
+    this.peerProposal = null;
+    this.sendControl({ type: "lifetime_reject", sessionId: this.roomID });
+  }
+
+  /** @param {any} message a `lifetime_*` payload from the peer */
+  lifetimeMessage(message) {
+    const lifetime = typeof message.lifetime === "string" && message.lifetime in LIFETIMES ? message.lifetime : null;
+    if (message.type === "lifetime_proposal" && lifetime) {
+      this.peerProposal = lifetime;
+      this.emit({ type: "lifetime_proposed", lifetime });
+    } else if (message.type === "lifetime_accept" && lifetime && lifetime === this.proposedLifetime) {
+      this.proposedLifetime = null;
+      this.applyLifetime(lifetime);
+    } else if (message.type === "lifetime_reject") {
+      this.proposedLifetime = null;
+      this.emit({ type: "lifetime_rejected" });
+    }
+  }
+
+  /** @param {string} lifetime */
+  applyLifetime(lifetime) {
+    this.lifetime = lifetime;
+    this.expire(Date.now());
+    this.emit({ type: "lifetime", lifetime });
+  }
+
+  /**
+   * Drops kept messages older than the lifetime (all of them when ephemeral); the page
+   * removes the shown ones itself (it calls this every few seconds).
+   * @param {number} now ms since 1970
+   */
+  expire(now) {
+    const keep = LIFETIMES[this.lifetime] ?? LIFETIMES["30d"];
+    const before = this.history.length;
+    this.history = keep === 0 ? [] : this.history.filter((entry) => now - (entry.at ?? now) < keep);
+    if (this.history.length !== before) this.serial(() => this.persist());
+    return keep;
+  }
+
+  /**
+   * Leaves for good, as the CLI's `/leave`: `leave_room` (the peer is told its peer left),
+   * the room deleted and this device ID purged on the server, the kept copy forgotten,
+   * every connection closed.
+   */
+  async leave() {
+    await this.queue;
+    this.send({ type: "leave_room" });
+    const json = (/** @type {object} */ body) => ({ headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    if (this.roomID) await fetch("/api/rooms", { method: "DELETE", ...json({ roomid: this.roomID, deviceId: this.deviceID }) }).catch(() => {});
+    await fetch("/api/user/purge", { method: "POST", ...json({ deviceIds: [this.deviceID] }) }).catch(() => {});
+    await this.forget();
+    this.close();
+    this.emit({ type: "status", text: "you left the chat: nothing of it is kept" });
   }
 
   /** Forgets the kept copy (the chat itself goes on until the page closes). */
@@ -414,9 +517,15 @@ export class Chat {
   /** Ends the chat's connections (the page is closing or the chat is left). */
   close() {
     this.link?.close();
+    if (this.socket) {
+      // Closed on purpose: no "disconnected" to report, nothing more to read.
+      this.socket.onclose = null;
+      this.socket.onmessage = null;
+    }
     this.socket?.close();
     clearInterval(this.resendTimer);
     clearInterval(this.fileTimer);
+    clearInterval(this.pingTimer);
   }
 
   /** @param {string | ArrayBuffer} data */
@@ -465,6 +574,9 @@ export class Chat {
         this.link?.signaled(message);
         break;
       case "peer_left":
+        // The chat is over: nothing of it is kept, nothing more is sent.
+        await this.forget();
+        this.close();
         this.emit({ type: "status", text: "your peer left the chat" });
         break;
       case "peer_disconnected":
@@ -499,6 +611,7 @@ export class Chat {
         await this.persist();
         this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber(), protocol: "v2" });
         this.resendAll();
+        if (this.name) this.sendControl({ type: "profile", name: this.name });
         await this.openLink();
       }
       if (action.type === "received") await this.record(KIND.message, action.message);
@@ -580,7 +693,11 @@ export class Chat {
           this.files.control(object);
           return;
         }
-        if (typeof object.type === "string" && /^(lifetime|contact)/.test(object.type)) {
+        if (typeof object.type === "string" && object.type.startsWith("lifetime_")) {
+          this.lifetimeMessage(object);
+          return;
+        }
+        if (typeof object.type === "string" && /^contact/.test(object.type)) {
           this.emit({ type: "status", text: `your peer used a feature this page does not have yet (${object.type})` });
           return;
         }
@@ -588,13 +705,14 @@ export class Chat {
         // Not JSON: a text that starts with a brace.
       }
     }
-    this.remember({ seq, text, outgoing: false, delivered: true });
-    this.emit({ type: "message", seq, text, outgoing: false });
+    const at = Date.now();
+    this.remember({ seq, text, outgoing: false, delivered: true, at });
+    this.emit({ type: "message", seq, text, outgoing: false, at });
   }
 
-  /** @param {{ seq: number, text: string, outgoing: boolean, delivered: boolean }} entry */
+  /** @param {{ seq: number, text: string, outgoing: boolean, delivered: boolean, at: number }} entry */
   remember(entry) {
-    if (!this.vault) return;
+    if (!this.vault || this.lifetime === "ephemeral") return;
     this.history.push(entry);
     if (this.history.length > HISTORY_LIMIT) this.history.splice(0, this.history.length - HISTORY_LIMIT);
   }
@@ -618,8 +736,9 @@ export class Chat {
     const seq = this.nextSeq++;
     const payload = utf8(text);
     this.outbox.set(seq, payload);
-    this.remember({ seq, text, outgoing: true, delivered: false });
-    this.emit({ type: "message", seq, text, outgoing: true });
+    const at = Date.now();
+    this.remember({ seq, text, outgoing: true, delivered: false, at });
+    this.emit({ type: "message", seq, text, outgoing: true, at });
     await this.serial(() => this.transmit(seq, payload));
   }
 
@@ -630,6 +749,14 @@ export class Chat {
   sendControl(message) {
     const seq = this.nextSeq++;
     const payload = utf8(JSON.stringify(message));
+    if (this.protocol === "v1") {
+      // v1 carries the app's JSON payloads (lifetimes, profile) as it carries texts: no acks.
+      this.serial(async () => {
+        if (this.v1) await this.transmitV1(payload);
+        else this.v1Waiting.push(payload);
+      });
+      return;
+    }
     this.outbox.set(seq, payload);
     this.controlSeqs.add(seq);
     this.serial(() => this.transmit(seq, payload));

@@ -2,8 +2,14 @@
 // (`Noise_XXpsk3_25519_ChaChaPoly_SHA256`) needs it for the pairing's handshake messages.
 // Written from RFC 8439 §2.1–2.8 and checked against its test vectors (§2.3.2, 2.4.2,
 // 2.5.2, 2.6.2, 2.8.2 and appendix A) in the browser tests.
+//
+// Two implementations of the AEAD: WebAssembly (web/wasm/chacha20poly1305.wat, built by
+// scripts/build-wasm.py: ChaCha20 on i32 locals, Poly1305 in five 26-bit limbs in i64s),
+// used once `ready` has settled, and this file's JavaScript, used before that or where
+// WebAssembly is not allowed. Both pass the same vectors (the tests run each).
 
 import { constantTimeEqual } from "./bytes.js";
+import { WASM_BASE64 } from "./chacha20poly1305-wasm.js";
 
 /**
  * The 16-word initial state: constants, key, counter, nonce (§2.3).
@@ -394,7 +400,7 @@ function aeadTag(key, nonce, aad, ciphertext) {
  * @param {Uint8Array} plaintext @param {Uint8Array} aad
  * @returns {Uint8Array}
  */
-export function seal(key, nonce, plaintext, aad) {
+function sealJavaScript(key, nonce, plaintext, aad) {
   const ciphertext = chacha20(key, 1, nonce, plaintext);
   const tag = aeadTag(key, nonce, aad, ciphertext);
   const out = new Uint8Array(ciphertext.length + 16);
@@ -410,10 +416,145 @@ export function seal(key, nonce, plaintext, aad) {
  * @returns {Uint8Array} the plaintext
  * @throws {Error} "authentication failed"
  */
-export function open(key, nonce, sealed, aad) {
+function openJavaScript(key, nonce, sealed, aad) {
   if (sealed.length < 16) throw new Error("authentication failed");
   const ciphertext = sealed.subarray(0, sealed.length - 16);
   const tag = aeadTag(key, nonce, aad, ciphertext);
   if (!constantTimeEqual(tag, sealed.subarray(sealed.length - 16))) throw new Error("authentication failed");
   return chacha20(key, 1, nonce, ciphertext);
+}
+
+// MARK: WebAssembly
+
+/**
+ * @typedef {{ memory: WebAssembly.Memory,
+ *   chacha20: (key: number, nonce: number, counter: number, src: number, dst: number, len: number) => void,
+ *   poly_init: (key: number) => void, poly_blocks: (src: number, len: number, hibit: number) => void,
+ *   poly_finish: (out: number) => void }} Core
+ */
+
+/** @type {Core | null} */
+let core = null;
+let preferJavaScript = false;
+
+// The module's scratch (docs in scripts/build-wasm.py): 0–127 belong to the module.
+const KEY = 1024;
+const NONCE = 1056;
+const POLY_KEY = 1088; // a whole keystream block; the first 32 bytes are the key
+const ZEROS = 1152;
+const LENGTHS = 1216;
+const TAG = 1232;
+const DATA = 1280;
+
+/** Settles once the WebAssembly core is compiled (or refused: then JavaScript is used). */
+export const ready = (async () => {
+  try {
+    const bytes = Uint8Array.from(atob(WASM_BASE64), (c) => c.charCodeAt(0));
+    const { instance } = await WebAssembly.instantiate(bytes);
+    core = /** @type {Core} */ (/** @type {unknown} */ (instance.exports));
+  } catch {
+    core = null; // e.g. a CSP without 'wasm-unsafe-eval'
+  }
+})();
+
+/** Which implementation `seal` and `open` use now. */
+export function implementation() {
+  return core && !preferJavaScript ? "wasm" : "javascript";
+}
+
+/**
+ * For the tests and the bench: use the JavaScript implementation even when the
+ * WebAssembly one is ready (`true`), or the fastest (`false`).
+ * @param {boolean} value
+ */
+export function useJavaScript(value) {
+  preferJavaScript = value;
+}
+
+/** @param {number} n */
+const padded = (n) => (n + 15) & ~15;
+
+/**
+ * The core's memory as bytes, grown to hold `bytes` from 0.
+ * @param {Core} wasm @param {number} bytes
+ */
+function memory(wasm, bytes) {
+  const have = wasm.memory.buffer.byteLength;
+  if (bytes > have) wasm.memory.grow(Math.ceil((bytes - have) / 65536));
+  return new Uint8Array(wasm.memory.buffer);
+}
+
+/**
+ * Encrypts (or decrypts) `input` in place in the core and computes the tag over the AAD
+ * and the ciphertext (which is the output when sealing, the input when opening).
+ * @param {Core} wasm @param {Uint8Array} key @param {Uint8Array} nonce @param {Uint8Array} aad
+ * @param {Uint8Array} input @param {boolean} sealing
+ * @returns {{ output: Uint8Array, tag: Uint8Array }}
+ */
+function wasmAEAD(wasm, key, nonce, aad, input, sealing) {
+  const data = DATA + padded(aad.length);
+  const end = data + padded(input.length);
+  const mem = memory(wasm, end + 64);
+  mem.set(key, KEY);
+  mem.set(nonce, NONCE);
+  mem.fill(0, ZEROS, ZEROS + 64);
+  wasm.chacha20(KEY, NONCE, 0, ZEROS, POLY_KEY, 64);
+  mem.set(aad, DATA);
+  mem.fill(0, DATA + aad.length, data);
+  mem.set(input, data);
+  mem.fill(0, data + input.length, end);
+  wasm.poly_init(POLY_KEY);
+  if (!sealing) wasm.poly_blocks(DATA, end - DATA, 1);
+  wasm.chacha20(KEY, NONCE, 1, data, data, input.length);
+  if (sealing) {
+    mem.fill(0, data + input.length, end);
+    wasm.poly_blocks(DATA, end - DATA, 1);
+  }
+  const lengths = new DataView(mem.buffer, LENGTHS, 16);
+  lengths.setUint32(0, aad.length, true);
+  lengths.setUint32(4, 0, true);
+  lengths.setUint32(8, input.length, true);
+  lengths.setUint32(12, 0, true);
+  wasm.poly_blocks(LENGTHS, 16, 1);
+  wasm.poly_finish(TAG);
+  const output = mem.slice(data, data + input.length);
+  const tag = mem.slice(TAG, TAG + 16);
+  // No key, keystream or plaintext stays behind in the core's memory.
+  mem.fill(0, 0, end);
+  return { output, tag };
+}
+
+/**
+ * AEAD seal (§2.8): ciphertext ‖ 16-byte tag, by the WebAssembly core when it is ready.
+ * @param {Uint8Array} key 32 bytes @param {Uint8Array} nonce 12 bytes
+ * @param {Uint8Array} plaintext @param {Uint8Array} aad
+ * @returns {Uint8Array}
+ */
+export function seal(key, nonce, plaintext, aad) {
+  if (key.length !== 32 || nonce.length !== 12) throw new Error("chacha20: bad key or nonce length");
+  if (!core || preferJavaScript) return sealJavaScript(key, nonce, plaintext, aad);
+  const { output, tag } = wasmAEAD(core, key, nonce, aad, plaintext, true);
+  const out = new Uint8Array(output.length + 16);
+  out.set(output);
+  out.set(tag, output.length);
+  return out;
+}
+
+/**
+ * AEAD open (§2.8); the tag is compared in constant time.
+ * @param {Uint8Array} key @param {Uint8Array} nonce @param {Uint8Array} sealed ciphertext ‖ tag
+ * @param {Uint8Array} aad
+ * @returns {Uint8Array} the plaintext
+ * @throws {Error} "authentication failed"
+ */
+export function open(key, nonce, sealed, aad) {
+  if (key.length !== 32 || nonce.length !== 12) throw new Error("chacha20: bad key or nonce length");
+  if (!core || preferJavaScript) return openJavaScript(key, nonce, sealed, aad);
+  if (sealed.length < 16) throw new Error("authentication failed");
+  const { output, tag } = wasmAEAD(core, key, nonce, aad, sealed.subarray(0, sealed.length - 16), false);
+  if (!constantTimeEqual(tag, sealed.subarray(sealed.length - 16))) {
+    output.fill(0);
+    throw new Error("authentication failed");
+  }
+  return output;
 }
