@@ -369,3 +369,6 @@ $("file-form").addEventListener("submit", (event) => {
 if (location.hash.startsWith("#join=")) {
   /** @type {HTMLInputElement} */ ($("invite-input")).value = decodeURIComponent(location.hash.slice(6));
 }
+
+// Every module loaded and every handler is in place (the browser tests wait for this).
+document.body.dataset.ready = "true";

@@ -71,7 +71,7 @@ struct BrowserChatTests {
         var cli: ChildProcess?
         defer { cli?.kill() }
         try await Self.withServerAndBrowser { url, root, browser in
-            let page = try await browser.open(url + "/?relay")
+            let page = try await browser.openApp(url + "/?relay")
             let data = root.appendingPathComponent("cli").path
             if pageJoins {
                 let inviter = try ChildProcess(try InvisoExecutable.locate(), ["invite", "--json", "--server", url, "--data", data, "--no-direct"])
@@ -120,7 +120,7 @@ struct BrowserChatTests {
             try? FileManager.default.removeItem(at: toCLI.deletingLastPathComponent())
         }
         try await Self.withServerAndBrowser { url, root, browser in
-            let page = try await browser.open(url + "/?relay")
+            let page = try await browser.openApp(url + "/?relay")
             _ = try await page.evaluate("document.getElementById('create').click()")
             let invite = try await Self.waitForText(page, "document.getElementById('invite').textContent")
             let downloads = root.appendingPathComponent("downloads")
@@ -169,7 +169,7 @@ struct BrowserChatTests {
         defer { cli?.kill() }
         try await Self.withServerAndBrowser { url, root, browser in
             // Relay only (`?relay`): outside a test namespace, the page opens no WebRTC connection.
-            let page = try await browser.open(url + "/?relay")
+            let page = try await browser.openApp(url + "/?relay")
             // The page came with its security headers, and from nowhere else.
             let document = try #require(page.responses.first { $0.url == url + "/?relay" }, "no response for the page")
             #expect(document.headers["content-security-policy"]?.contains("default-src 'none'") == true)

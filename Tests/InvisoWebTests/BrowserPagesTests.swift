@@ -54,8 +54,8 @@ struct BrowserPagesTests {
     @Test("two pages pair by invite over the relay, show the same safety number and chat both ways")
     func twoPages() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
-            let alice = try await browser.open(url + "/?relay")
-            let bob = try await browser.open(url + "/?relay")
+            let alice = try await browser.openApp(url + "/?relay")
+            let bob = try await browser.openApp(url + "/?relay")
             _ = try await Self.pair(alice, bob)
             let numbers = [
                 try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent"),
@@ -90,8 +90,8 @@ struct BrowserPagesTests {
                     await a.close()
                     await b.close()
                 }
-                let creator = try await browser.open(url + "/?relay")
-                let joiner = try await browser.open(url + "/?relay")
+                let creator = try await browser.openApp(url + "/?relay")
+                let joiner = try await browser.openApp(url + "/?relay")
                 let elapsed = try await Self.pair(creator, joiner)
                 times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
                 last = (creator, joiner)

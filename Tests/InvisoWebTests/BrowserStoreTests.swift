@@ -13,8 +13,8 @@ struct BrowserStoreTests {
     @Test("keep, reload, unlock, resume: history back, nothing lost or shown twice; a wrong passphrase is refused")
     func reloadResumes() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
-            let alice = try await browser.open(url + "/?relay")
-            let bob = try await browser.open(url + "/?relay")
+            let alice = try await browser.openApp(url + "/?relay")
+            let bob = try await browser.openApp(url + "/?relay")
             _ = try await alice.evaluate("document.getElementById('keep').click()")
             #expect(try await alice.evaluate("document.getElementById('passphrase-row').hidden") as? Bool == false)
             try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)

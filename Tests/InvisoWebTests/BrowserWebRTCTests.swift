@@ -57,8 +57,8 @@ struct BrowserWebRTCTests {
     @Test("two pages pair by invite, move to a DataChannel and chat on it, also once the server is gone")
     func dataChannel() async throws {
         try await Self.withNamespace { url, browser, server in
-            let alice = try await browser.open(url + "/")
-            let bob = try await browser.open(url + "/")
+            let alice = try await browser.openApp(url + "/")
+            let bob = try await browser.openApp(url + "/")
             _ = try await BrowserPagesTests.pair(alice, bob)
             #expect(try await BrowserPagesTests.waitFor(alice, Self.path, Self.direct) == Self.direct)
             #expect(try await BrowserPagesTests.waitFor(bob, Self.path, Self.direct) == Self.direct)
@@ -91,8 +91,8 @@ struct BrowserWebRTCTests {
     @Test("relay only on either side: no DataChannel, messages go through the server both ways", arguments: [true, false])
     func relayOnly(creatorOnly: Bool) async throws {
         try await Self.withNamespace { url, browser, _ in
-            let alice = try await browser.open(url + (creatorOnly ? "/?relay" : "/"))
-            let bob = try await browser.open(url + (creatorOnly ? "/" : "/?relay"))
+            let alice = try await browser.openApp(url + (creatorOnly ? "/?relay" : "/"))
+            let bob = try await browser.openApp(url + (creatorOnly ? "/" : "/?relay"))
             _ = try await BrowserPagesTests.pair(alice, bob)
             for index in 1...5 { try await Self.send(alice, "a\(index)") }
             try await Self.send(bob, "b")
@@ -111,8 +111,8 @@ struct BrowserWebRTCTests {
     @Test("a DataChannel that closes mid-burst: the rest goes on the relay, all arrive once and in order; it opens again")
     func movingBetweenPaths() async throws {
         try await Self.withNamespace { url, browser, _ in
-            let alice = try await browser.open(url + "/")
-            let bob = try await browser.open(url + "/")
+            let alice = try await browser.openApp(url + "/")
+            let bob = try await browser.openApp(url + "/")
             _ = try await BrowserPagesTests.pair(alice, bob)
             #expect(try await BrowserPagesTests.waitFor(alice, Self.path, Self.direct) == Self.direct)
             // 100 messages; once the first 40 were handed to the channel, the creator's
@@ -171,8 +171,8 @@ struct BrowserWebRTCTests {
         let (source, digest) = try Self.randomFile(mib: 50, name: "fifty.bin")
         defer { try? FileManager.default.removeItem(at: source.deletingLastPathComponent()) }
         try await Self.withNamespace { url, browser, _ in
-            let alice = try await browser.open(url + "/")
-            let bob = try await browser.open(url + "/")
+            let alice = try await browser.openApp(url + "/")
+            let bob = try await browser.openApp(url + "/")
             _ = try await BrowserPagesTests.pair(alice, bob)
             #expect(try await BrowserPagesTests.waitFor(alice, Self.path, Self.direct) == Self.direct)
             let start = ContinuousClock.now
@@ -202,8 +202,8 @@ struct BrowserWebRTCTests {
                     await a.close()
                     await b.close()
                 }
-                let creator = try await browser.open(url + "/")
-                let joiner = try await browser.open(url + "/")
+                let creator = try await browser.openApp(url + "/")
+                let joiner = try await browser.openApp(url + "/")
                 let start = ContinuousClock.now
                 _ = try await BrowserPagesTests.pair(creator, joiner)
                 #expect(try await BrowserPagesTests.waitFor(creator, Self.path, Self.direct) == Self.direct)

@@ -83,16 +83,18 @@ final class Chromium: Sendable {
         let devTools: DevToolsConnection
         do {
             if let namespace {
-                helpers.append(try namespace.forward(listen: namespace.inside, port: 9223, to: "127.0.0.1:\(port)"))
-                // socat may take a moment to listen.
-                var attempt = 0
+                let forwarder = try namespace.forward(listen: namespace.inside, port: 9223, to: "127.0.0.1:\(port)")
+                helpers.append(forwarder)
+                // socat may take a moment to listen (seconds, on a loaded host).
+                let deadline = ContinuousClock.now + .seconds(30)
                 while true {
                     do {
                         devTools = try await DevToolsConnection.connect(host: namespace.inside, port: 9223, path: String(lines[1]))
                         break
-                    } catch where attempt < 50 {
-                        attempt += 1
+                    } catch where ContinuousClock.now < deadline && forwarder.isRunning {
                         try await Task.sleep(for: .milliseconds(100))
+                    } catch {
+                        throw BrowserTestError("DevTools through the namespace's forwarder: \(error) (forwarder running: \(forwarder.isRunning))")
                     }
                 }
             } else {
@@ -124,6 +126,24 @@ final class Chromium: Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         return page
+    }
+
+    /// Opens the client page at `url` and waits until its script says it is ready
+    /// (`body[data-ready]`, set after every module loaded). A page whose module graph did
+    /// not load (a request through the namespace's forwarder that failed on a loaded host)
+    /// is loaded again, up to three times; the failed requests go in the error.
+    func openApp(_ url: String) async throws -> DevToolsPage {
+        let page = try await open(url)
+        for attempt in 0..<3 {
+            let deadline = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < deadline {
+                if (try? await page.evaluate("document.body?.dataset.ready ?? ''")) as? String == "true" { return page }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            if attempt < 2 { _ = try? await page.send("Page.reload", ["ignoreCache": true]) }
+        }
+        let failed = page.devTools.events(session: page.sessionID, method: "Network.loadingFailed").compactMap { $0["errorText"] as? String }
+        throw BrowserTestError("\(url) never became ready (failed requests: \(failed))")
     }
 
     /// Closes the browser and deletes its profile.
