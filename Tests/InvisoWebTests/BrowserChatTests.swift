@@ -5,7 +5,7 @@ import Testing
 /// The browser client as `inviso serve` serves it: the page and its headers, then a
 /// browser that creates an invite and an `inviso join --json` process that joins it, and
 /// messages both ways over the relay.
-@Suite("Browser: the page served by inviso serve, chatting with the CLI", .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
+@Suite("Browser: the page served by inviso serve, chatting with the CLI", .serialized, .enabled(if: Chromium.shouldRun, "Chromium is not installed (apt-get install chromium); under CI=true this suite runs and fails without it"))
 struct BrowserChatTests {
     /// `inviso serve` on a free port and its URL.
     static func startServer() async throws -> (ChildProcess, String, URL) {

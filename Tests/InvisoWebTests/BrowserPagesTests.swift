@@ -100,22 +100,8 @@ struct BrowserPagesTests {
             Self.emit("browser invite → first message p50, relay (target ≤ 500)", p50, "ms")
 
             let (sender, receiver) = try #require(last)
-            let count = 300
-            let start = ContinuousClock.now
-            _ = try await sender.evaluate("""
-                (() => { const input = document.getElementById('message-input'), send = document.getElementById('send');
-                  for (let i = 1; i <= \(count); i++) { input.value = 'm' + i; send.click(); } })()
-                """)
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                let shown = try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int ?? 0
-                if shown >= count { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            #expect(try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int == count)
-            Self.emit("browser messages per second, page to page over the relay", Double(count) / seconds, "messages/s")
+            let rate = try await Self.messagesPerSecond(from: sender, to: receiver, count: 300)
+            Self.emit("browser messages per second, page to page over the relay", rate, "messages/s")
         }
         let bench = try await Chromium.launch()
         do {
@@ -137,6 +123,25 @@ struct BrowserPagesTests {
             throw error
         }
         await bench.close()
+    }
+
+    /// Messages per second from `sender` to `receiver` (a fresh pair: `receiver` shows no
+    /// message from `sender` yet): `count` typed and sent at once, until all are shown.
+    static func messagesPerSecond(from sender: DevToolsPage, to receiver: DevToolsPage, count: Int) async throws -> Double {
+        let start = ContinuousClock.now
+        _ = try await sender.evaluate("""
+            (() => { const input = document.getElementById('message-input'), send = document.getElementById('send');
+              for (let i = 1; i <= \(count); i++) { input.value = 'm' + i; send.click(); } })()
+            """)
+        let deadline = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < deadline {
+            let shown = try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int ?? 0
+            if shown >= count { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int == count)
+        return Double(count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
     }
 
     /// One JSON line like the other benches' (`name`, `value`, `unit`, and `baseline` and

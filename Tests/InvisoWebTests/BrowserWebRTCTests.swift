@@ -54,14 +54,20 @@ struct BrowserWebRTCTests {
         return (object?["relay"] as? Int ?? -1, object?["direct"] as? Int ?? -1)
     }
 
+    /// Two pages of `url`, paired by invite, both on the DataChannel.
+    static func pairedOnDataChannel(_ browser: Chromium, _ url: String) async throws -> (DevToolsPage, DevToolsPage) {
+        let alice = try await browser.openApp(url + "/")
+        let bob = try await browser.openApp(url + "/")
+        _ = try await BrowserPagesTests.pair(alice, bob)
+        #expect(try await BrowserPagesTests.waitFor(alice, Self.path, Self.direct) == Self.direct)
+        #expect(try await BrowserPagesTests.waitFor(bob, Self.path, Self.direct) == Self.direct)
+        return (alice, bob)
+    }
+
     @Test("two pages pair by invite, move to a DataChannel and chat on it, also once the server is gone")
     func dataChannel() async throws {
         try await Self.withNamespace { url, browser, server in
-            let alice = try await browser.openApp(url + "/")
-            let bob = try await browser.openApp(url + "/")
-            _ = try await BrowserPagesTests.pair(alice, bob)
-            #expect(try await BrowserPagesTests.waitFor(alice, Self.path, Self.direct) == Self.direct)
-            #expect(try await BrowserPagesTests.waitFor(bob, Self.path, Self.direct) == Self.direct)
+            let (alice, bob) = try await Self.pairedOnDataChannel(browser, url)
             let before = (try await Self.counts(alice, "sent"), try await Self.counts(bob, "sent"))
             for index in 1...20 { try await Self.send(alice, "alice \(index)") }
             try await Self.send(bob, "bob says hi")
@@ -111,10 +117,7 @@ struct BrowserWebRTCTests {
     @Test("a DataChannel that closes mid-burst: the rest goes on the relay, all arrive once and in order; it opens again")
     func movingBetweenPaths() async throws {
         try await Self.withNamespace { url, browser, _ in
-            let alice = try await browser.openApp(url + "/")
-            let bob = try await browser.openApp(url + "/")
-            _ = try await BrowserPagesTests.pair(alice, bob)
-            #expect(try await BrowserPagesTests.waitFor(alice, Self.path, Self.direct) == Self.direct)
+            let (alice, bob) = try await Self.pairedOnDataChannel(browser, url)
             // 100 messages; once the first 40 were handed to the channel, the creator's
             // channel closes (what it still buffered is lost) and the rest follow at once.
             _ = try await alice.evaluate("""
@@ -171,10 +174,7 @@ struct BrowserWebRTCTests {
         let (source, digest) = try Self.randomFile(mib: 50, name: "fifty.bin")
         defer { try? FileManager.default.removeItem(at: source.deletingLastPathComponent()) }
         try await Self.withNamespace { url, browser, _ in
-            let alice = try await browser.openApp(url + "/")
-            let bob = try await browser.openApp(url + "/")
-            _ = try await BrowserPagesTests.pair(alice, bob)
-            #expect(try await BrowserPagesTests.waitFor(alice, Self.path, Self.direct) == Self.direct)
+            let (alice, bob) = try await Self.pairedOnDataChannel(browser, url)
             let start = ContinuousClock.now
             #expect(try await Self.transfer(source, from: alice, to: bob, timeout: .seconds(180)) == digest)
             let elapsed = ContinuousClock.now - start
@@ -214,23 +214,9 @@ struct BrowserWebRTCTests {
             BrowserPagesTests.emit("browser invite → first message and DataChannel open, p50 (target ≤ 500)", times.sorted()[5], "ms")
             let (sender, receiver) = try #require(last)
             #expect(try await BrowserPagesTests.waitFor(receiver, Self.path, Self.direct) == Self.direct)
-            let count = 1_000
-            let start = ContinuousClock.now
-            _ = try await sender.evaluate("""
-                (() => { const input = document.getElementById('message-input'), send = document.getElementById('send');
-                  for (let i = 1; i <= \(count); i++) { input.value = 'm' + i; send.click(); } })()
-                """)
-            let deadline = ContinuousClock.now + .seconds(120)
-            while ContinuousClock.now < deadline {
-                let shown = try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int ?? 0
-                if shown >= count { break }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            let elapsed = ContinuousClock.now - start
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            #expect(try await receiver.evaluate("document.querySelectorAll('#messages li.in').length") as? Int == count)
+            let rate = try await BrowserPagesTests.messagesPerSecond(from: sender, to: receiver, count: 1_000)
             #expect(try await Self.counts(sender, "sent").relay < 20)
-            BrowserPagesTests.emit("browser messages per second, page to page over the DataChannel", Double(count) / seconds, "messages/s")
+            BrowserPagesTests.emit("browser messages per second, page to page over the DataChannel", rate, "messages/s")
         }
     }
 }

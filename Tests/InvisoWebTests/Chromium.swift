@@ -98,7 +98,16 @@ final class Chromium: Sendable {
                     }
                 }
             } else {
-                devTools = try await DevToolsConnection.connect(host: "127.0.0.1", port: port, path: String(lines[1]))
+                // Chromium may still refuse or drop the first upgrade on a loaded host: try again.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while true {
+                    do {
+                        devTools = try await DevToolsConnection.connect(host: "127.0.0.1", port: port, path: String(lines[1]))
+                        break
+                    } catch where ContinuousClock.now < deadline && process.isRunning {
+                        try await Task.sleep(for: .milliseconds(100))
+                    }
+                }
             }
         } catch {
             process.terminate()
@@ -247,8 +256,15 @@ final class DevToolsConnection: Sendable {
                 },
                 received: { frame in devTools.received(frame) })
             devTools.ended()
+            // A connection that ended before it opened must not leave `connect` waiting.
+            openedContinuation.finish()
         }
-        for await _ in opened { break }
+        var didOpen = false
+        for await _ in opened {
+            didOpen = true
+            break
+        }
+        guard didOpen else { throw BrowserTestError("the DevTools connection ended before it opened") }
         return devTools
     }
 

@@ -54,10 +54,19 @@ final class NetworkNamespace: Sendable {
         guard forwarding.trimmingCharacters(in: .whitespacesAndNewlines) == "0" else {
             throw BrowserTestError("IPv4 forwarding is on in this namespace: refusing to build a link that could route out")
         }
+        removeStale()
         let tag = Int(getpid()) % 100_000
-        let subnet = 1 + Int.random(in: 0..<250)
+        // A /24 no interface here uses (two links on one subnet would send the test's
+        // packets down the wrong one).
+        let used = Set(((try? output(["-o", "-4", "addr", "show"])) ?? "").split(separator: "\n").compactMap { line -> Int? in
+            guard let range = line.range(of: "10.201.") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        })
+        guard let subnet = (1...250).shuffled().first(where: { !used.contains($0) }) else {
+            throw BrowserTestError("no free 10.201.N.0/24 for a test namespace")
+        }
         let namespace = NetworkNamespace(
-            name: "inviso-web-\(tag)-\(subnet)", outside: "10.201.\(subnet).1", inside: "10.201.\(subnet).2",
+            name: "inviso-web-\(getpid())-\(subnet)", outside: "10.201.\(subnet).1", inside: "10.201.\(subnet).2",
             hostLink: "ivw\(tag)s\(subnet)a")
         let peerLink = "ivw\(tag)s\(subnet)b"
         do {
@@ -98,10 +107,34 @@ final class NetworkNamespace: Sendable {
         try spawn("/usr/bin/socat", ["TCP-LISTEN:\(port),bind=\(host),fork,reuseaddr", "TCP:\(target)"])
     }
 
+    /// Deletes the namespaces earlier test processes left behind (killed before their
+    /// clean-up): `inviso-web-PID-N` whose process is gone.
+    private static func removeStale() {
+        for name in ((try? output(["netns", "list"])) ?? "").split(separator: "\n").map({ String($0.split(separator: " ")[0]) })
+        where name.hasPrefix("inviso-web-") {
+            let parts = name.split(separator: "-")
+            guard parts.count == 4, let pid = Int32(parts[2]), pid != getpid(), kill(pid, 0) != 0 else { continue }
+            try? run(["netns", "delete", name])
+        }
+    }
+
     /// Deletes the namespace (which takes its end of the veth pair, and so the pair).
     func remove() {
         try? Self.run(["netns", "delete", name])
         try? Self.run(["link", "delete", hostLink])
+    }
+
+    private static func output(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 
     private static func run(_ arguments: [String]) throws {
