@@ -62,8 +62,10 @@ fi
 # processes each) beside `inviso serve` and `inviso join`: they go in a pass of their own
 # after the parallel one, so that their load never pushes the timing-sensitive suites past
 # their deadlines (a Chromium start beside the 860 parallel tests stalled an HTTP test for
-# 90 s).
+# 90 s). The browser suites then run one at a time (`--no-parallel`): eight Chromiums
+# started at once beside the nearby daemons once dropped a DevTools connection.
 nearby="DNSSDTests|NearbyCLITests|InvisoWebTests"
 swift test --skip-build --parallel --skip "$nearby" || status=$?
-swift test --skip-build --filter "$nearby" || status=$?
+swift test --skip-build --filter "DNSSDTests|NearbyCLITests" || status=$?
+swift test --skip-build --no-parallel --filter "InvisoWebTests" || status=$?
 exit "$status"

@@ -241,13 +241,14 @@ struct ServerHardeningTests {
     @Test("a socket silent past the timeout is closed and its seat freed; control-frame pings keep it alive")
     func silenceTimeout() async throws {
         var limits = ServerLimits()
-        limits.silenceTimeout = .seconds(6)
+        limits.silenceTimeout = .seconds(15)
         try await TestServer.with(limits: limits) { server, _ async throws in
             let roomID = try await server.pair(code: "818181", creator: "c", joiner: "j")
             // A raw client sends control pings every 200 ms and nothing else (a library
             // client would also time out on a late pong, which a loaded machine can cause;
-            // the 6 s timeout leaves room for a test runner that oversleeps: CI saw a
-            // 2 s timeout close the pinging socket while 90 tests started at once).
+            // the 15 s timeout leaves room for a test runner that oversleeps: CI saw a
+            // 2 s and later a 6 s timeout close the pinging socket while 90 tests started
+            // at once and the whole process stood still for seconds).
             let pinging = try await RawWebSocket.connect(port: server.port)
             let (silent, _) = try await TestSocket.connect(server)
             try await pinging.send(#"{"type":"join_room","roomId":"\#(roomID)","deviceId":"c"}"#)
@@ -269,7 +270,7 @@ struct ServerHardeningTests {
             #expect(types.last?.contains(#""type":"peer_disconnected""#) == true)
             #expect(await silent.waitUntilClosed(timeout: 30))
             // The pinging socket outlives the timeout twice over on control frames alone.
-            try await Task.sleep(for: .seconds(12))
+            try await Task.sleep(for: .seconds(30))
             try await pinging.send(#"{"type":"ping"}"#)
             var reply = try await pinging.nextFrame()
             while reply.opcode == 0xA { reply = try await pinging.nextFrame() }
