@@ -76,6 +76,21 @@ struct ContactsCLITests {
         bobCalls.closeInput()
         #expect(await aliceCalls.waitForExit(timeout: 60) == 0, "\(aliceCalls.transcript)")
         #expect(await bobCalls.waitForExit(timeout: 60) == 0, "\(bobCalls.transcript)")
+
+        // A second call in the same five minutes: the first call's code stays taken at the
+        // server, so both move to the window's next slot.
+        let again = try ChildProcess(binary, ["call", "bob", "--json", "--server", url, "--data", aliceData])
+        defer { again.kill() }
+        _ = try #require(await Self.event(again, "calling"), "\(again.transcript)")
+        let answer = try ChildProcess(binary, ["call", "alice", "--json", "--server", url, "--data", bobData])
+        defer { answer.kill() }
+        for process in [again, answer] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
+        answer.write("again?\n")
+        #expect(await ChatCLITests.waitForTexts(again, count: 1) == ["again?"], "\(again.transcript)")
+        again.closeInput()
+        answer.closeInput()
+        _ = await again.waitForExit(timeout: 60)
+        _ = await answer.waitForExit(timeout: 60)
     }
 
     @Test("inviso listen answers a contact's call; contacts rename and delete")

@@ -10,17 +10,21 @@ public import InvisoCrypto
 ///
 /// ```
 /// window  = ⌊unix time / 300⌋
-/// okm     = HKDF-SHA256(IKM = contact secret, salt = "", info = "inviso call v1" ‖ uint64_be(window), L = 16)
+/// okm     = HKDF-SHA256(IKM = contact secret, salt = "", info = "inviso call v1" ‖ uint64_be(window) [‖ uint8(slot)], L = 16)
 /// code    = uint32_be(okm[0..<4]) mod 10⁶, six digits
 /// words   = okm[4..<9] as three 11-bit BIP-39 indices (big-endian, most significant first)
 /// ```
 ///
-/// and both use their identity key as the session's Noise static key, so the pairing
+/// (the slot byte only for slots 1 and up: a room's code stays taken after its call, so a
+/// second call in one window moves to the next slot) and both use their identity key as the session's Noise static key, so the pairing
 /// (CPace with the derived words, Noise XXpsk3) ends only if the peer holds the pinned
 /// identity's private key (``ChatSessionMachine/Configuration/expectedPeerIdentity``).
 public enum ContactCall {
     /// Seconds per rendezvous window.
     public static let windowSeconds: Int64 = 300
+    /// Calls per window and contact: the server keeps a code taken after its room was
+    /// entered, so each call of a window takes the next free slot.
+    public static let slotsPerWindow = 8
     private static let label = Array("inviso call v1".utf8)
     private static let secretLabel = Array("inviso contact v1".utf8)
 
@@ -29,10 +33,13 @@ public enum ContactCall {
         Int64((date.timeIntervalSince1970 / Double(windowSeconds)).rounded(.down))
     }
 
-    /// The invite of `window` for the contact whose secret is `secret`.
-    public static func invite(secret: SecretBytes, window: Int64) -> Invite {
+    /// The invite of `window`'s `slot` (0 ..< ``slotsPerWindow``) for the contact whose
+    /// secret is `secret`.
+    public static func invite(secret: SecretBytes, window: Int64, slot: Int = 0) -> Invite {
+        precondition((0..<slotsPerWindow).contains(slot), "a call slot is 0 ..< slotsPerWindow")
         var info = label
         for shift in stride(from: 56, through: 0, by: -8) { info.append(UInt8(truncatingIfNeeded: UInt64(bitPattern: window) >> UInt64(shift))) }
+        if slot > 0 { info.append(UInt8(slot)) }
         var okm = [UInt8](repeating: 0, count: 16)
         secret.withUnsafeBytes { ikm in
             info.withUnsafeBytes { info in

@@ -42,16 +42,24 @@ struct CallCommand: AsyncParsableCommand {
 
     /// Joins the contact's room of this window or a neighbouring one; otherwise creates
     /// this window's and waits (a taken code means the contact created it meanwhile: join).
+    /// In each window the slots are tried in order: a used one (an earlier call's room)
+    /// leads to the next, a missing one ends that window's search.
     static func meet(_ client: ChatClient, secret: SecretBytes, at date: Date, label: String) async throws -> ChatSession.Start {
         let window: Int64 = ContactCall.window(at: date)
         let windows: [Int64] = [window, window - 1, window + 1]
+        // This window's first slot with no room: ours is created there (every probe of a
+        // used or missing code counts against the address's failed attempts).
+        var free = 0
         for candidate in windows {
-            let invite: Invite = ContactCall.invite(secret: secret, window: candidate)
-            let joined: Bool = try await Self.tryJoin(client, invite)
-            if joined { return .joined }
+            slots: for slot in 0..<ContactCall.slotsPerWindow {
+                switch try await Self.tryJoin(client, ContactCall.invite(secret: secret, window: candidate, slot: slot)) {
+                case .joined: return .joined
+                case .used: if candidate == window { free = slot + 1 }
+                case .absent: break slots
+                }
+            }
         }
-        let own: Invite = ContactCall.invite(secret: secret, window: window)
-        if try await Self.createOrJoin(client, own) { return .joined }
+        if try await Self.createOrJoin(client, secret: secret, window: window, from: free) { return .joined }
         return .waiting("calling " + label + "… (they answer with inviso call, or a running inviso listen)")
     }
 
@@ -67,26 +75,43 @@ struct CallCommand: AsyncParsableCommand {
         return configuration
     }
 
-    /// Creates the room under `invite`'s code and returns `false` (waiting); when the code
-    /// is taken — the contact created it first — joins it and returns `true`.
-    static func createOrJoin(_ client: ChatClient, _ invite: Invite) async throws(ChatError) -> Bool {
-        do throws(ChatError) {
-            _ = try await client.invite(fixed: invite)
-            return false
-        } catch {
-            guard error.code == ChatError.Code.alreadyUsed else { throw error }
-            try await client.join(invite.text)
-            return true
+    /// Creates the room of `window`'s first free slot (from `first`) and returns `false` (waiting); when a
+    /// slot's code is taken and its room waits — the contact created it first — joins it
+    /// and returns `true`. A taken code whose room was entered (an earlier call) moves on.
+    ///
+    /// - Throws: ``ChatError/alreadyUsed`` when every slot of the window is used.
+    static func createOrJoin(_ client: ChatClient, secret: SecretBytes, window: Int64, from first: Int = 0) async throws -> Bool {
+        for slot in first..<ContactCall.slotsPerWindow {
+            let invite = ContactCall.invite(secret: secret, window: window, slot: slot)
+            do throws(ChatError) {
+                _ = try await client.invite(fixed: invite)
+                return false
+            } catch {
+                guard error.code == ChatError.Code.alreadyUsed else { throw error }
+            }
+            if try await Self.tryJoin(client, invite) == .joined { return true }
         }
+        throw ChatError(.alreadyUsed, "every call of this window is used; try again in five minutes")
     }
 
-    /// Joins `invite`'s room; `false` when there is none (not created yet, or expired).
-    static func tryJoin(_ client: ChatClient, _ invite: Invite) async throws -> Bool {
+    /// What joining a call's room gave.
+    enum Door: Equatable {
+        /// In: the room waited for us.
+        case joined
+        /// Someone entered it already (an earlier call of this window).
+        case used
+        /// There is none (not created yet, or expired).
+        case absent
+    }
+
+    /// Joins `invite`'s room.
+    static func tryJoin(_ client: ChatClient, _ invite: Invite) async throws -> Door {
         do throws(ChatError) {
             try await client.join(invite.text)
-            return true
+            return .joined
         } catch {
-            if error.code == ChatError.Code.expired { return false }
+            if error.code == ChatError.Code.expired { return .absent }
+            if error.code == ChatError.Code.alreadyUsed { return .used }
             throw error
         }
     }
@@ -128,13 +153,12 @@ struct ListenCommand: AsyncParsableCommand {
                 let client = ChatClient(
                     configuration: CallCommand.configuration(base, identity: identity, contact: contact), store: store,
                     logger: ChatSession.logger(mode: mode, environment: environment))
-                let invite: Invite = ContactCall.invite(secret: contact.secret, window: window)
-                do throws(ChatError) {
-                    // A taken code: they are calling right now, and this answers.
-                    _ = try await CallCommand.createOrJoin(client, invite)
+                do {
+                    // A taken code whose room waits: they are calling right now, and this answers.
+                    _ = try await CallCommand.createOrJoin(client, secret: contact.secret, window: window)
                     waiting.append((contact, client))
                 } catch {
-                    FileHandle.standardError.write(Data(("warning: " + contact.name + ": " + error.description + "\n").utf8))
+                    FileHandle.standardError.write(Data(("warning: " + contact.name + ": " + String(describing: error) + "\n").utf8))
                 }
             }
             // The first room someone entered wins; the rest close at once.

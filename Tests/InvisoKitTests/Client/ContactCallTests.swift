@@ -36,6 +36,10 @@ struct ContactCallTests {
         let codes = Set((0..<50).map { ContactCall.invite(secret: ours, window: window + Int64($0)).joinCode })
         #expect(codes.count >= 49)
         #expect(ContactCall.invite(secret: Self.key(9), window: window).text != invite.text)
+        // Slot 0 is the window's invite; each later slot (a second call in the window) is another.
+        #expect(ContactCall.invite(secret: ours, window: window, slot: 0).text == invite.text)
+        let slots = Set((0..<ContactCall.slotsPerWindow).map { ContactCall.invite(secret: ours, window: window, slot: $0).text })
+        #expect(slots.count == ContactCall.slotsPerWindow)
     }
 
     @Test func theContactsOwnKeyPairsAndAnyOtherFails() async throws {
