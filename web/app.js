@@ -1,6 +1,8 @@
 // The page: start or join a chat, then talk. All protocol work is in js/chat/chat.js.
 
 import { Chat } from "./js/chat/chat.js";
+import { ContactBook, fingerprint } from "./js/chat/contacts.js";
+import { Listener } from "./js/chat/listen.js";
 import { parseInvite } from "./js/chat/invite.js";
 import { encodeQRText } from "./js/chat/qr.js";
 import { Vault, vaultExists } from "./js/store/vault.js";
@@ -33,7 +35,10 @@ function onEvent(event) {
       show("start", false);
       show("kept", false);
       show("waiting", false);
+      show("calling", false);
       show("chat", true);
+      // A verified chat (an invite with words, or a call) that is kept can save the peer as a contact.
+      show("save-form", event.protocol === "v2" && current?.contacts != null && current.words.length === 3);
       /** @type {HTMLInputElement} */ ($("message-input")).focus();
       break;
     case "message": {
@@ -67,7 +72,20 @@ function onEvent(event) {
       $("status").textContent = "your peer rejected the lifetime you proposed";
       break;
     case "path":
-      $("path").textContent = event.path === "direct" ? "peer to peer (WebRTC)" : "through the server";
+      $("path").textContent = event.path === "direct" ? "peer to peer (WebRTC)" : event.path === "turn" ? "through the server's TURN relay (WebRTC)" : "through the server";
+      break;
+    case "contact_offered":
+      $("status").textContent = "your peer saved you as a contact: save them too, so that you can call each other";
+      if (current?.contacts) /** @type {HTMLInputElement} */ ($("save-input")).focus();
+      else $("status").textContent += " (only a kept chat can save contacts)";
+      break;
+    case "contact_pending":
+      $("status").textContent = `saving ${event.name} once your peer saves you too`;
+      break;
+    case "contact_saved":
+      $("status").textContent = `saved ${event.name} as a contact (${event.fingerprint}): Call, under Contacts, starts a new chat with them`;
+      show("save-form", false);
+      listContacts();
       break;
     case "error":
       $("error").textContent = event.text;
@@ -223,6 +241,16 @@ relayOnly.addEventListener("change", () => localStorage.setItem("inviso.relayOnl
 let current = null;
 /** @type {Vault | null} */
 let vault = null;
+/** @type {ContactBook | null} */
+let contacts = null;
+/** @type {Listener | null} */
+let listener = null;
+
+/** @param {Vault} opened */
+function unlocked(opened) {
+  vault = opened;
+  contacts = new ContactBook(opened);
+}
 
 /** @param {Chat} chat */
 function started(chat) {
@@ -239,9 +267,9 @@ function started(chat) {
 async function chat() {
   if (current) return current;
   const keep = /** @type {HTMLInputElement} */ ($("keep"));
-  if (keep.checked && !vault) vault = await Vault.open(/** @type {HTMLInputElement} */ ($("passphrase-input")).value);
+  if (keep.checked && !vault) unlocked(await Vault.open(/** @type {HTMLInputElement} */ ($("passphrase-input")).value));
   const name = /** @type {HTMLInputElement} */ ($("name-input")).value;
-  return started(new Chat(onEvent, { relayOnly: relayOnly.checked, vault: keep.checked ? vault : null, name }));
+  return started(new Chat(onEvent, { relayOnly: relayOnly.checked, vault: keep.checked ? vault : null, contacts: keep.checked ? contacts : null, name }));
 }
 
 $("keep").addEventListener("change", () => show("passphrase-row", /** @type {HTMLInputElement} */ ($("keep")).checked && !vault));
@@ -288,15 +316,144 @@ async function listKept() {
   if (!list.children.length) list.textContent = "No chat is kept.";
 }
 
+/**
+ * A call chat for `contact`: kept (calls need the vault), our identity key as the
+ * session's, the contact's pinned.
+ * @param {import("./js/chat/contacts.js").Contact} contact @param {(event: import("./js/chat/chat.js").ChatEvent) => void} emit
+ */
+function callChat(contact, emit) {
+  const name = /** @type {HTMLInputElement} */ ($("name-input")).value;
+  return new Chat(emit, { relayOnly: relayOnly.checked, vault, contacts, call: contact, name });
+}
+
+/** @param {string} text */
+function calling(text) {
+  $("calling-text").textContent = text;
+  show("start", false);
+  show("kept", false);
+  show("calling", true);
+}
+
+/** Back to the start after a call or a wait that was stopped. */
+function stopped() {
+  current = null;
+  relayOnly.disabled = false;
+  show("calling", false);
+  show("start", true);
+  show("kept", true);
+}
+
+/** Lists the saved contacts, each with Call, Rename, Verify and Delete. */
+async function listContacts() {
+  if (!contacts) return;
+  const book = contacts;
+  const all = await book.all();
+  show("contacts", true);
+  show("listen", all.length > 0);
+  const list = $("contacts-list");
+  list.replaceChildren();
+  for (const contact of all) {
+    const item = document.createElement("li");
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = contact.name;
+    const print = document.createElement("span");
+    print.className = "fingerprint";
+    print.textContent = fingerprint(contact.identity);
+    print.title = "The start of their identity key";
+    const status = document.createElement("span");
+    status.textContent = contact.verified ? "verified" : "saved from a verified invite";
+    const button = (/** @type {string} */ text, /** @type {string} */ action, /** @type {() => Promise<void>} */ work) => {
+      const element = document.createElement("button");
+      element.type = "button";
+      element.textContent = text;
+      element.dataset.action = action;
+      element.setAttribute("aria-label", `${text} ${contact.name}`);
+      element.addEventListener("click", () => run(work));
+      return element;
+    };
+    item.append(name, print, status,
+      button("Call", "call", async () => {
+        if (current) return;
+        const chat = started(callChat(contact, onEvent));
+        calling(`Calling ${contact.name}… They answer with Call (or a page or inviso listen waiting for calls).`);
+        await chat.call();
+      }),
+      button("Rename", "rename", async () => {
+        const renamed = prompt(`New name for ${contact.name}`, contact.name);
+        if (renamed === null || renamed.trim() === contact.name) return;
+        await book.save({ ...contact, name: renamed });
+        await listContacts();
+      }),
+      button("Verified", "verify", async () => {
+        if (!confirm(`Mark ${contact.name} verified? Do this once you compared the safety number with them in person or over a call you trust.`)) return;
+        await book.save({ ...contact, verified: true });
+        await listContacts();
+      }),
+      button("Delete", "delete", async () => {
+        if (!confirm(`Delete ${contact.name}? Its secret is gone: no more calls until you pair again with an invite.`)) return;
+        await book.delete(contact);
+        await listContacts();
+      }));
+    list.append(item);
+  }
+  if (!list.children.length) list.textContent = "No contacts yet: in a kept chat from an invite with words, both of you choose Save contact.";
+}
+
+$("listen").addEventListener("click", () => run(async () => {
+  if (current || listener || !contacts) return;
+  const all = await contacts.all();
+  listener = new Listener({
+    contacts: all,
+    chat: callChat,
+    answered: (chat, contact, events) => {
+      listener = null;
+      started(chat);
+      chat.emit = onEvent;
+      calling(`${contact.name} is calling…`);
+      for (const event of events) onEvent(event);
+    },
+    failed: (contact, error) => {
+      $("error").textContent = `${contact.name}: ${error.message}`;
+    },
+  });
+  const waiting = listener;
+  calling("Opening a room for each contact…");
+  await waiting.start();
+  // Every room is open (unless a call came meanwhile).
+  if (listener === waiting) calling(`Waiting for a call from ${waiting.contacts.map((contact) => contact.name).join(", ")}…`);
+}));
+
+$("save-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = /** @type {HTMLInputElement} */ ($("save-input"));
+  const name = input.value;
+  run(async () => {
+    if (!current) return;
+    await current.saveContact(name);
+    input.value = "";
+  });
+});
+
+$("stop-calling").addEventListener("click", () => run(async () => {
+  listener?.stop();
+  listener = null;
+  const chat = current;
+  stopped();
+  await chat?.leave();
+  $("status").textContent = "stopped";
+}));
+
 $("unlock-form").addEventListener("submit", (event) => {
   event.preventDefault();
   run(async () => {
     const input = /** @type {HTMLInputElement} */ ($("unlock-input"));
-    vault = await Vault.open(input.value);
+    unlocked(await Vault.open(input.value));
     input.value = "";
     show("unlock-form", false);
     show("passphrase-row", false);
     await listKept();
+    await listContacts();
   });
 });
 

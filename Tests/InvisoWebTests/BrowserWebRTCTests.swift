@@ -18,15 +18,24 @@ struct BrowserWebRTCTests {
     /// A namespace, `inviso serve` on its outer address, the page's forwarder and a
     /// Chromium inside; `body` gets the page URL (`http://127.0.0.1:PORT`, a secure
     /// context in the namespace), the browser and the server. All removed afterwards.
-    static func withNamespace(_ body: (String, Chromium, ChildProcess) async throws -> Void) async throws {
+    /// With `turn`, a coturn on the link's outer address too, whose credentials the server
+    /// hands out (`INVISO_TURN_SECRET`, `INVISO_TURN_URL`).
+    static func withNamespace(
+        turn: Bool = false, _ body: (String, Chromium, ChildProcess, NetworkNamespace, TURNRelay?) async throws -> Void
+    ) async throws {
         let namespace = try NetworkNamespace.create()
         defer { namespace.remove() }
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("inviso-webrtc-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let server = try ChildProcess(
-            try InvisoExecutable.locate(), ["serve"],
-            environment: ["INVISO_PORT": "0", "INVISO_DATA": root.appendingPathComponent("server").path, "INVISO_HOST": namespace.outside])
+        let relay = turn ? try await TURNRelay.start(on: namespace.outside, in: root) : nil
+        defer { relay?.stop() }
+        var environment = ["INVISO_PORT": "0", "INVISO_DATA": root.appendingPathComponent("server").path, "INVISO_HOST": namespace.outside]
+        if let relay {
+            environment["INVISO_TURN_SECRET"] = relay.secret
+            environment["INVISO_TURN_URL"] = relay.url
+        }
+        let server = try ChildProcess(try InvisoExecutable.locate(), ["serve"], environment: environment)
         defer { server.kill() }
         let listening = try #require(
             await server.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(server.transcript)")
@@ -35,7 +44,7 @@ struct BrowserWebRTCTests {
         defer { forwarder.terminate() }
         let browser = try await Chromium.launch(in: namespace)
         do {
-            try await body("http://127.0.0.1:\(port)", browser, server)
+            try await body("http://127.0.0.1:\(port)", browser, server, namespace, relay)
         } catch {
             await browser.close()
             throw error
@@ -66,7 +75,7 @@ struct BrowserWebRTCTests {
 
     @Test("two pages pair by invite, move to a DataChannel and chat on it, also once the server is gone")
     func dataChannel() async throws {
-        try await Self.withNamespace { url, browser, server in
+        try await Self.withNamespace { url, browser, server, _, _ in
             let (alice, bob) = try await Self.pairedOnDataChannel(browser, url)
             let before = (try await Self.counts(alice, "sent"), try await Self.counts(bob, "sent"))
             for index in 1...20 { try await Self.send(alice, "alice \(index)") }
@@ -96,7 +105,7 @@ struct BrowserWebRTCTests {
 
     @Test("relay only on either side: no DataChannel, messages go through the server both ways", arguments: [true, false])
     func relayOnly(creatorOnly: Bool) async throws {
-        try await Self.withNamespace { url, browser, _ in
+        try await Self.withNamespace { url, browser, _, _, _ in
             let alice = try await browser.openApp(url + (creatorOnly ? "/?relay" : "/"))
             let bob = try await browser.openApp(url + (creatorOnly ? "/" : "/?relay"))
             _ = try await BrowserPagesTests.pair(alice, bob)
@@ -114,9 +123,37 @@ struct BrowserWebRTCTests {
         }
     }
 
+    @Test("relay only with a TURN relay: the DataChannel runs through coturn, and neither page tells its own address")
+    func relayOnlyThroughTURN() async throws {
+        try await Self.withNamespace(turn: true) { url, browser, _, namespace, relay in
+            let relay = try #require(relay)
+            let alice = try await browser.openApp(url + "/?relay")
+            let bob = try await browser.openApp(url + "/?relay")
+            _ = try await BrowserPagesTests.pair(alice, bob)
+            let turn = "through the server's TURN relay (WebRTC)"
+            #expect(try await BrowserPagesTests.waitFor(alice, Self.path, turn) == turn)
+            #expect(try await BrowserPagesTests.waitFor(bob, Self.path, turn) == turn)
+            let before = try await Self.counts(alice, "sent")
+            for index in 1...10 { try await Self.send(alice, "t\(index)") }
+            let ten = (1...10).map { "t\($0)" }.joined(separator: "|")
+            #expect(try await BrowserPagesTests.waitFor(bob, BrowserPagesTests.incoming, ten) == ten)
+            let after = try await Self.counts(alice, "sent")
+            #expect(after.relay == before.relay && after.direct >= before.direct + 10)
+            // Only the relay's candidates, in each description and in what was signaled.
+            for page in [alice, bob] {
+                let sdp = try #require(try await page.evaluate("invisoChat.link.connection.localDescription.sdp") as? String)
+                #expect(sdp.contains("typ relay") && !sdp.contains("typ host") && !sdp.contains("typ srflx"), "\(sdp)")
+                #expect(!sdp.contains(namespace.inside), "the page told its own address: \(sdp)")
+            }
+            // coturn allocated for both (with credentials the server minted).
+            let allocations = relay.log().filter { $0.contains("ALLOCATE processed, success") }
+            #expect(allocations.count >= 2, "\(relay.log().suffix(30).joined(separator: "\n"))")
+        }
+    }
+
     @Test("a DataChannel that closes mid-burst: the rest goes on the relay, all arrive once and in order; it opens again")
     func movingBetweenPaths() async throws {
-        try await Self.withNamespace { url, browser, _ in
+        try await Self.withNamespace { url, browser, _, _, _ in
             let (alice, bob) = try await Self.pairedOnDataChannel(browser, url)
             // 100 messages; once the first 40 were handed to the channel, the creator's
             // channel closes (what it still buffered is lost) and the rest follow at once.
@@ -173,7 +210,7 @@ struct BrowserWebRTCTests {
     func fiftyMiB() async throws {
         let (source, digest) = try Self.randomFile(mib: 50, name: "fifty.bin")
         defer { try? FileManager.default.removeItem(at: source.deletingLastPathComponent()) }
-        try await Self.withNamespace { url, browser, _ in
+        try await Self.withNamespace { url, browser, _, _, _ in
             let (alice, bob) = try await Self.pairedOnDataChannel(browser, url)
             let start = ContinuousClock.now
             #expect(try await Self.transfer(source, from: alice, to: bob, timeout: .seconds(180)) == digest)
@@ -194,7 +231,7 @@ struct BrowserWebRTCTests {
 
     @Test("speed: invite → DataChannel open p50 over 10 runs, messages per second over the DataChannel")
     func speed() async throws {
-        try await Self.withNamespace { url, browser, _ in
+        try await Self.withNamespace { url, browser, _, _, _ in
             var times: [Double] = []
             var last: (DevToolsPage, DevToolsPage)?
             for _ in 0..<10 {

@@ -4,12 +4,13 @@
 // stalls, and is delivered exactly once and in order; acks are cumulative (at once after
 // 16 deliveries, else 20 ms after the first).
 
-import { concat, toHex, utf8 } from "../crypto/bytes.js";
+import { concat, constantTimeEqual, toHex, utf8 } from "../crypto/bytes.js";
 import { x25519Public } from "../crypto/x25519.js";
 import { safetyNumber } from "../signal/fingerprint.js";
 import { serializePublicKey } from "../signal/ratchet.js";
 import { V1Channel, sessionKey } from "../v1/channel.js";
 import { KIND, V2Pairing, restoreSession, storeSession } from "../v2/pairing.js";
+import { CALL_SLOTS, callInvite, callWindow, contactSecret, fingerprint, parseContactOffer } from "./contacts.js";
 import { inviteText, randomWords } from "./invite.js";
 import { FRAME_FILE_CHUNK, FileTransfers } from "./files.js";
 import { PeerLink } from "./webrtc.js";
@@ -31,20 +32,27 @@ function u64(value) {
  *   | { type: "delivered", seq: number }
  *   | { type: "peer", name: string }
  *   | { type: "presence", online: boolean }
- *   | { type: "path", path: "direct" | "relay" }
+ *   | { type: "path", path: "direct" | "turn" | "relay" }
  *   | { type: "lifetime_proposed", lifetime: string }
  *   | { type: "lifetime", lifetime: string }
  *   | { type: "lifetime_rejected" }
+ *   | { type: "contact_offered" }
+ *   | { type: "contact_pending", name: string }
+ *   | { type: "contact_saved", name: string, fingerprint: string }
  *   | { type: "error", text: string }
  *   | import("./files.js").FileEvent} ChatEvent
  */
 
 /**
- * @typedef {{ relayOnly?: boolean, vault?: import("../store/vault.js").Vault | null, name?: string }} ChatOptions
+ * @typedef {{ relayOnly?: boolean, vault?: import("../store/vault.js").Vault | null, name?: string,
+ *   contacts?: import("./contacts.js").ContactBook | null, call?: import("./contacts.js").Contact | null }} ChatOptions
  * `name`: the name the peer sees for us (sent inside the session as a `profile`, like the
  * CLI's `--as`).
- * `relayOnly`: never open a WebRTC connection, so the peer never learns this device's
- * addresses (everything goes through the server's relay). `vault`: keep the chat there
+ * `contacts`: where `/save` keeps the peer (the vault's contact book; none: saving is off).
+ * `call`: this chat is a call to (or from) that saved contact: its invite is derived, the
+ * Noise static key is our identity key, the peer's must be the contact's, no v1.
+ * `relayOnly`: the peer never learns this device's addresses: a DataChannel only through
+ * the server's TURN relay when it has one, else no WebRTC at all (the WebSocket relay). `vault`: keep the chat there
  * (sealed under the user's passphrase) so that a reload can resume it; without one
  * nothing is kept.
  */
@@ -59,6 +67,15 @@ export const HISTORY_LIMIT = 500;
  */
 export const LIFETIMES = { ephemeral: 0, "1h": 3600e3, "6h": 6 * 3600e3, "1d": 86400e3, "7d": 7 * 86400e3, "30d": 30 * 86400e3 };
 
+/** A refusal of the server's REST API, with its error code (`not_found_or_expired`, `code_taken`, …). */
+export class RoomError extends Error {
+  /** @param {string} code @param {string} message */
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
 export class Chat {
   /** @param {(event: ChatEvent) => void} emit @param {ChatOptions} [options] */
   constructor(emit, options = {}) {
@@ -66,6 +83,19 @@ export class Chat {
     this.relayOnly = options.relayOnly === true;
     this.name = (options.name ?? "").trim().slice(0, 64);
     this.vault = options.vault ?? null;
+    this.contacts = options.contacts ?? null;
+    /** The saved contact this chat is a call with. */
+    this.contact = options.call ?? null;
+    /**
+     * `/save NAME` sent before the peer's `contact` arrived: our name for them and our nonce.
+     * @type {{ name: string, nonce: Uint8Array } | null}
+     */
+    this.pendingSave = null;
+    /**
+     * The peer's `contact` message, until we save them too.
+     * @type {{ identity: Uint8Array, nonce: Uint8Array } | null}
+     */
+    this.peerContact = null;
     /**
      * "v2" (invites with words), or "v1": the iOS app's protocol, for a bare six-digit
      * code, or when the creator's peer answers with a `key_exchange` (docs/protocol.md,
@@ -147,25 +177,46 @@ export class Chat {
 
   /** Creates a room and an invite, then waits for the peer. */
   async create() {
-    this.role = "creator";
+    const joinCode = await this.createRoom();
+    this.words = randomWords();
+    const invite = inviteText({ joinCode, words: this.words });
+    this.emit({ type: "invite", invite, link: `${location.origin}/#join=${invite}` });
+    await this.watch(joinCode);
+  }
+
+  /**
+   * Asks the server for a room (under `joinCode` when given, else a free code it picks).
+   * @param {string} [joinCode]
+   * @returns {Promise<string>} the room's join code
+   * @throws {RoomError} `code_taken` when `joinCode` is live already
+   */
+  async createRoom(joinCode) {
     const response = await fetch("/api/rooms", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ client1: this.deviceID, expiresInSeconds: 600 }),
+      body: JSON.stringify({ client1: this.deviceID, expiresInSeconds: 600, ...(joinCode ? { joinid: joinCode } : {}) }),
     });
-    const body = await response.json();
-    if (!response.ok) throw new Error(`the server refused the room (${body.error ?? response.status})`);
-    this.words = randomWords();
-    const invite = inviteText({ joinCode: body.joinid, words: this.words });
-    this.emit({ type: "invite", invite, link: `${location.origin}/#join=${invite}` });
-    await this.connect();
-    this.send({ type: "watch_code", joinid: body.joinid, client1: this.deviceID });
-    this.emit({ type: "status", text: "waiting for your peer to join" });
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new RoomError(String(body.error ?? response.status), `the server refused the room (${body.error ?? response.status})`);
+    this.role = "creator";
+    return String(body.joinid);
   }
 
-  /** @param {import("./invite.js").Invite} invite */
+  /**
+   * The creator's side, once its room exists: connected and waiting for the peer.
+   * @param {string} joinCode
+   */
+  async watch(joinCode) {
+    await this.connect();
+    this.send({ type: "watch_code", joinid: joinCode, client1: this.deviceID });
+    this.emit({ type: "status", text: this.contact ? `calling ${this.contact.name}…` : "waiting for your peer to join" });
+  }
+
+  /**
+   * @param {import("./invite.js").Invite} invite
+   * @throws {RoomError} `not_found_or_expired`, `already_accepted`, …
+   */
   async join(invite) {
-    this.role = "joiner";
     this.words = invite.words;
     if (invite.words.length === 0) this.protocol = "v1";
     const response = await fetch("/api/rooms/accept", {
@@ -173,14 +224,97 @@ export class Chat {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ joinid: invite.joinCode, client2: this.deviceID }),
     });
-    const body = await response.json();
+    const body = await response.json().catch(() => ({}));
     if (!response.ok) {
       const reason = body.error === "already_accepted" ? "this invite was already used" : body.error === "not_found_or_expired" ? "this invite expired or does not exist" : body.error ?? response.status;
-      throw new Error(`${reason}: ask for a new invite`);
+      throw new RoomError(String(body.error ?? response.status), `${reason}: ask for a new invite`);
     }
+    this.role = "joiner";
     this.roomID = body.roomid;
     await this.connect();
     this.send({ type: "join_room", roomId: this.roomID, deviceId: this.deviceID });
+  }
+
+  /**
+   * Calls the saved contact this chat was made for (`options.call`), as `inviso call`
+   * does: joins the contact's room of this window or a neighbouring one (clocks a few
+   * minutes apart still meet); when there is none, creates this window's and waits (a
+   * taken code means the contact created it meanwhile: joins it).
+   * @param {number} [now] ms since 1970
+   */
+  async call(now = Date.now()) {
+    const contact = this.contact;
+    if (!contact) throw new Error("not a call");
+    this.named(contact.name);
+    const window = callWindow(now);
+    // This window's first slot with no room: ours is created there (every probe of a used
+    // or missing code counts against this address's failed attempts at the server).
+    let free = 0;
+    for (const candidate of [window, window - 1, window + 1]) {
+      // A used slot (an earlier call's room) leads to the next; a missing one ends the window.
+      for (let slot = 0; slot < CALL_SLOTS; slot++) {
+        const door = await this.tryJoin(await callInvite(contact.secret, candidate, slot));
+        if (door === "joined") {
+          this.emit({ type: "status", text: `calling ${contact.name}: pairing` });
+          return;
+        }
+        if (door === "absent") break;
+        if (candidate === window) free = slot + 1;
+      }
+    }
+    await this.answer(window, free);
+  }
+
+  /**
+   * Shows the peer under the contact's name (until they send their own).
+   * @param {string} name
+   */
+  named(name) {
+    if (this.peerName) return;
+    this.peerName = name;
+    this.emit({ type: "peer", name });
+  }
+
+  /**
+   * Opens the contact's room of `window` (its first free slot from `first`) and waits for
+   * their call (`inviso listen`'s half of a call); joins when the contact created it first.
+   * @param {number} window @param {number} [first]
+   */
+  async answer(window, first = 0) {
+    const contact = this.contact;
+    if (!contact) throw new Error("not a call");
+    this.named(contact.name);
+    for (let slot = first; slot < CALL_SLOTS; slot++) {
+      const invite = await callInvite(contact.secret, window, slot);
+      try {
+        await this.createRoom(invite.joinCode);
+      } catch (error) {
+        if (!(error instanceof RoomError) || error.code !== "code_taken") throw error;
+        // Taken: the contact's room waiting for us, or an earlier call's (then the next slot).
+        if (await this.tryJoin(invite) === "joined") return;
+        continue;
+      }
+      this.words = invite.words;
+      await this.watch(invite.joinCode);
+      return;
+    }
+    throw new Error("every call of this window is used: try again in five minutes");
+  }
+
+  /**
+   * Joins a call's room: "joined", "used" (someone entered it already) or "absent".
+   * @param {import("./invite.js").Invite} invite
+   * @returns {Promise<"joined" | "used" | "absent">}
+   */
+  async tryJoin(invite) {
+    try {
+      await this.join(invite);
+      return "joined";
+    } catch (error) {
+      if (error instanceof RoomError && error.code === "not_found_or_expired") return "absent";
+      if (error instanceof RoomError && error.code === "already_accepted") return "used";
+      throw error;
+    }
   }
 
   /** Opens the signaling WebSocket (the relay path) to this page's server. */
@@ -238,11 +372,16 @@ export class Chat {
     if (socket) this.pacer.send(frame, (paced) => socket.send(paced));
   }
 
-  /** The creator offers a DataChannel once the session is up (unless relay only). */
+  /**
+   * The creator offers a DataChannel once the session is up. Relay only: only through the
+   * server's TURN relay, and not at all when it has none.
+   */
   async openLink() {
-    if (this.relayOnly || this.role !== "creator" || !(this.session || this.v1)) return;
+    if (this.role !== "creator" || !(this.session || this.v1)) return;
+    const servers = await this.iceServers();
+    if (this.relayOnly && servers.length === 0) return;
     this.link?.close();
-    this.link = this.newLink(true, await this.iceServers());
+    this.link = this.newLink(true, servers);
     this.link.start();
   }
 
@@ -254,6 +393,7 @@ export class Chat {
     const link = new PeerLink({
       initiator,
       iceServers,
+      relayOnly: this.relayOnly,
       signal: (message) => this.send(message),
       onFrame: (frame) => {
         this.arrived.direct += 1;
@@ -261,8 +401,10 @@ export class Chat {
         this.serial(() => this.receivedFrame(frame));
       },
       onOpen: () => {
-        this.emit({ type: "path", path: "direct" });
         this.files.pathChanged();
+        link.route().then((route) => {
+          if (this.link === link && link.isOpen) this.emit({ type: "path", path: route });
+        });
       },
       onClose: () => {
         if (this.link !== link) return;
@@ -553,6 +695,8 @@ export class Chat {
         }
         break;
       case "key_exchange":
+        // A call is v2 only: a key exchange there is someone else's.
+        if (this.contact) break;
         // The creator, which speaks v2, falls back to v1 when its peer opens with the app's key exchange.
         if (this.protocol === "v2" && this.role === "creator" && !this.peerSpokeV2 && !this.session) {
           this.protocol = "v1";
@@ -565,11 +709,13 @@ export class Chat {
       case "webrtc_offer":
       case "webrtc_answer":
       case "ice_candidate":
-        if (this.relayOnly) break;
-        // The joiner answers every new offer (the creator offers again after a failure).
+        // The joiner answers every new offer (the creator offers again after a failure);
+        // relay only, it answers through the server's TURN relay or not at all.
         if (message.type === "webrtc_offer" && this.role === "joiner") {
+          const servers = await this.iceServers();
+          if (this.relayOnly && servers.length === 0) break;
           this.link?.close();
-          this.link = this.newLink(false, await this.iceServers());
+          this.link = this.newLink(false, servers);
         }
         this.link?.signaled(message);
         break;
@@ -591,9 +737,11 @@ export class Chat {
   }
 
   async startPairing() {
+    // A call proves who we are with our identity key; any other chat uses a fresh key.
+    const staticPrivate = this.contact && this.contacts ? await this.contacts.identity() : random(32);
     this.pairing = await V2Pairing.create({
       role: /** @type {"creator" | "joiner"} */ (this.role), words: this.words, roomID: this.roomID,
-      staticPrivate: random(32), random,
+      staticPrivate, random,
     });
     this.emit({ type: "status", text: "pairing" });
     await this.apply(this.pairing.start());
@@ -607,6 +755,14 @@ export class Chat {
         this.emit({ type: "error", text: "pairing failed: the invite's words do not match, or someone interfered. Ask for a new invite." });
       }
       if (action.type === "established") {
+        if (this.contact && !constantTimeEqual(action.session.peerIdentity, this.contact.identity)) {
+          // Whoever this is knew the call's words (the contact secret) but not the contact's private key.
+          this.pairing = null;
+          this.send({ type: "leave_room" });
+          this.close();
+          this.emit({ type: "error", text: `the peer is not ${this.contact.name}: the call was ended. Someone may hold a copy of your contact secret.` });
+          return;
+        }
         this.session = action.session;
         await this.persist();
         this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber(), protocol: "v2" });
@@ -697,8 +853,8 @@ export class Chat {
           this.lifetimeMessage(object);
           return;
         }
-        if (typeof object.type === "string" && /^contact/.test(object.type)) {
-          this.emit({ type: "status", text: `your peer used a feature this page does not have yet (${object.type})` });
+        if (object.type === "contact") {
+          this.receivedContact(object).catch((error) => this.emit({ type: "error", text: `the contact was not saved: ${error?.message ?? error}` }));
           return;
         }
       } catch {
@@ -708,6 +864,60 @@ export class Chat {
     const at = Date.now();
     this.remember({ seq, text, outgoing: false, delivered: true, at });
     this.emit({ type: "message", seq, text, outgoing: false, at });
+  }
+
+  // MARK: Contacts
+
+  /**
+   * `/save NAME`: sends our identity key and a fresh nonce inside the session; the contact
+   * is saved once the peer's arrive (at once when they saved us first).
+   * @param {string} name our name for the peer
+   */
+  async saveContact(name) {
+    const trimmed = name.trim();
+    if (!this.contacts) throw new Error("only a kept chat can save contacts (tick \"Keep\" and choose a passphrase)");
+    if (this.protocol !== "v2" || !this.session || this.words.length !== 3) {
+      throw new Error("only a verified chat (an invite with words) can be saved as a contact");
+    }
+    if (trimmed.length === 0 || trimmed.length > 64) throw new Error("a contact's name has 1 to 64 characters");
+    const taken = await this.contacts.named(trimmed);
+    if (taken && !(this.peerContact && constantTimeEqual(taken.identity, this.peerContact.identity))) {
+      throw new Error(`there is already a contact called ${trimmed}`);
+    }
+    const nonce = random(32);
+    this.sendControl({ type: "contact", identity: toHex(await this.contacts.identityPublic()), nonce: toHex(nonce) });
+    if (this.peerContact) return this.completeSave(trimmed, nonce);
+    this.pendingSave = { name: trimmed, nonce };
+    this.emit({ type: "contact_pending", name: trimmed });
+  }
+
+  /**
+   * The peer's `contact` message.
+   * @param {any} message
+   */
+  async receivedContact(message) {
+    const offer = parseContactOffer(message);
+    if (!offer || this.words.length !== 3) return; // malformed, or a chat that cannot save contacts
+    this.peerContact = offer;
+    if (this.pendingSave) return this.completeSave(this.pendingSave.name, this.pendingSave.nonce);
+    this.emit({ type: "contact_offered" });
+  }
+
+  /** @param {string} name @param {Uint8Array} ourNonce */
+  async completeSave(name, ourNonce) {
+    this.pendingSave = null;
+    const peer = this.peerContact;
+    if (!this.contacts || !peer) return;
+    const secret = await contactSecret({
+      ourIdentity: await this.contacts.identityPublic(), ourNonce, theirIdentity: peer.identity, theirNonce: peer.nonce,
+    });
+    try {
+      await this.contacts.save({ name, identity: peer.identity, secret, verified: false, savedAt: Date.now() });
+    } catch (error) {
+      this.emit({ type: "error", text: `the contact was not saved: ${/** @type {Error} */ (error).message}` });
+      return;
+    }
+    this.emit({ type: "contact_saved", name, fingerprint: fingerprint(peer.identity) });
   }
 
   /** @param {{ seq: number, text: string, outgoing: boolean, delivered: boolean, at: number }} entry */

@@ -15,6 +15,10 @@
 //   ice_candidate ◀──────────────────────▶ ice_candidate   (trickled both ways)
 //   channel "open" ──────── frames ─────── channel "open"
 //
+// With "relay only" and a server that has a TURN relay, the connection gathers TURN
+// candidates alone (iceTransportPolicy "relay"): the channel runs through the server's
+// TURN relay and the peer learns only the relay's address.
+//
 // A channel that closes, or a connection that fails, is reported once; the chat goes back
 // to the relay and resends what the peer has not acknowledged. Nothing here reads or
 // writes a message: the reliable layer above (seq, acks, resend) makes moving between the
@@ -24,6 +28,7 @@
  * @typedef {{
  *   initiator: boolean,
  *   iceServers: RTCIceServer[],
+ *   relayOnly?: boolean,
  *   signal: (message: object) => void,
  *   onFrame: (frame: Uint8Array) => void,
  *   onOpen: () => void,
@@ -41,7 +46,9 @@ export class PeerLink {
   /** @param {PeerLinkOptions} options */
   constructor(options) {
     this.options = options;
-    this.connection = new RTCPeerConnection({ iceServers: options.iceServers });
+    // Relay only: candidates of the server's TURN relay alone, so the peer never sees this
+    // device's addresses (the SDP then names none either).
+    this.connection = new RTCPeerConnection({ iceServers: options.iceServers, iceTransportPolicy: options.relayOnly ? "relay" : "all" });
     /** @type {RTCDataChannel | null} */
     this.channel = null;
     this.closed = false;
@@ -114,6 +121,29 @@ export class PeerLink {
       this.close();
       return false;
     }
+  }
+
+  /**
+   * How the open channel runs: "turn" when either end of the selected candidate pair is a
+   * TURN relay's address, else "direct".
+   * @returns {Promise<"turn" | "direct">}
+   */
+  async route() {
+    try {
+      const stats = await this.connection.getStats();
+      /** @type {Map<string, any>} */
+      const byID = new Map();
+      stats.forEach((report) => byID.set(report.id, report));
+      for (const report of byID.values()) {
+        if (report.type !== "transport" || !report.selectedCandidatePairId) continue;
+        const pair = byID.get(report.selectedCandidatePairId);
+        const ends = [byID.get(pair?.localCandidateId), byID.get(pair?.remoteCandidateId)];
+        return ends.some((end) => end?.candidateType === "relay") ? "turn" : "direct";
+      }
+    } catch {
+      // No statistics: told as direct, which the relay-only choice never is.
+    }
+    return this.options.relayOnly ? "turn" : "direct";
   }
 
   /** Bytes queued on the channel and not yet handed to the network. */

@@ -6,7 +6,12 @@
 //
 //   database "inviso", object store "vault":
 //     "meta"        → { salt, iterations, check: { iv, sealed } }
-//     "chat:<id>"   → { iv, sealed }   sealed = AES-GCM(key, iv, JSON, aad = "chat:<id>")
+//     "chat:<id>"      → { iv, sealed }   sealed = AES-GCM(key, iv, JSON, aad = "chat:<id>")
+//     "contact:<id>"   → the same, for a saved contact (js/chat/contacts.js)
+//     "identity:self"  → the same, for this browser's long-term identity key
+//
+// Ids are random (never a key or a name), so the clear text tells only how many records
+// of each kind there are.
 //
 // The AAD binds each record to its key, so records cannot be swapped between ids.
 
@@ -89,6 +94,8 @@ export async function vaultExists() {
   }
 }
 
+/** @typedef {"chat" | "contact" | "identity"} RecordKind */
+
 export class Vault {
   /** @param {IDBDatabase} database @param {CryptoKey} key */
   constructor(database, key) {
@@ -129,38 +136,41 @@ export class Vault {
   }
 
   /**
-   * Keeps `value` (JSON with bytes) under `id`, replacing what was there.
-   * @param {string} id @param {unknown} value
+   * Keeps `value` (JSON with bytes) under `id`, replacing what was there. `kind` keeps
+   * chats, contacts and this browser's identity apart (and is bound into the seal).
+   * @param {string} id @param {unknown} value @param {RecordKind} [kind]
    */
-  async put(id, value) {
-    const sealed = await this.seal(`chat:${id}`, new TextEncoder().encode(encodeJSON(value)));
-    await request(this.database, "readwrite", (store) => store.put(sealed, `chat:${id}`));
+  async put(id, value, kind = "chat") {
+    const key = `${kind}:${id}`;
+    const sealed = await this.seal(key, new TextEncoder().encode(encodeJSON(value)));
+    await request(this.database, "readwrite", (store) => store.put(sealed, key));
   }
 
   /**
    * The value kept under `id`, or undefined.
-   * @param {string} id
+   * @param {string} id @param {RecordKind} [kind]
    * @throws {VaultError} "damaged" when the record does not open
    */
-  async get(id) {
-    const record = await request(this.database, "readonly", (store) => store.get(`chat:${id}`));
+  async get(id, kind = "chat") {
+    const key = `${kind}:${id}`;
+    const record = await request(this.database, "readonly", (store) => store.get(key));
     if (record === undefined) return undefined;
     try {
-      return decodeJSON(new TextDecoder().decode(await this.unseal(`chat:${id}`, record)));
+      return decodeJSON(new TextDecoder().decode(await this.unseal(key, record)));
     } catch {
-      throw new VaultError("damaged", "a stored chat is damaged");
+      throw new VaultError("damaged", `a stored ${kind} is damaged`);
     }
   }
 
-  /** The ids of the kept chats. */
-  async ids() {
+  /** The ids of the kept records of `kind` (chats unless told). @param {RecordKind} [kind] */
+  async ids(kind = "chat") {
     const keys = await request(this.database, "readonly", (store) => store.getAllKeys());
-    return keys.map(String).filter((key) => key.startsWith("chat:")).map((key) => key.slice(5));
+    return keys.map(String).filter((key) => key.startsWith(`${kind}:`)).map((key) => key.slice(kind.length + 1));
   }
 
-  /** @param {string} id */
-  async delete(id) {
-    await request(this.database, "readwrite", (store) => store.delete(`chat:${id}`));
+  /** @param {string} id @param {RecordKind} [kind] */
+  async delete(id, kind = "chat") {
+    await request(this.database, "readwrite", (store) => store.delete(`${kind}:${id}`));
   }
 
   /** @param {string} label @param {Uint8Array} plaintext */
