@@ -32,6 +32,7 @@ function onEvent(event) {
       $("safety-number").textContent = event.safetyNumber.replace(/(\d{5})/g, "$1 ").trim();
       $("status").textContent = event.protocol === "v1" ? "encrypted, unverified (v1)" : "secured: end-to-end encrypted";
       show("v1-warning", event.protocol === "v1");
+      if (event.protocol === "v1" && event.verifiedByUser) markedVerified();
       show("start", false);
       show("kept", false);
       show("waiting", false);
@@ -286,7 +287,8 @@ async function listKept() {
       const stored = await vault.get(id);
       const name = typeof stored?.peerName === "string" && stored.peerName ? stored.peerName : "your peer";
       const when = new Date(Number(stored?.savedAt) || 0).toLocaleString();
-      label = `Chat with ${name}, last used ${when}`;
+      const v1 = stored?.protocol === "v1" ? (stored.verifiedByUser ? " (v1, verified by you)" : " (v1, unverified)") : "";
+      label = `Chat with ${name}${v1}, last used ${when}`;
     } catch {
       label = "A damaged chat";
     }
@@ -508,9 +510,14 @@ $("reject-lifetime").addEventListener("click", () => {
   current?.rejectLifetime();
   show("lifetime-proposal", false);
 });
-$("mark-verified").addEventListener("click", () => {
+/** The v1 chat was marked verified (now, or before it was kept). */
+function markedVerified() {
   $("v1-warning").textContent = "Marked verified: you compared the safety number with your peer.";
   $("status").textContent = "encrypted, verified by you (v1)";
+}
+$("mark-verified").addEventListener("click", () => {
+  current?.markVerified();
+  markedVerified();
 });
 $("file-form").addEventListener("submit", (event) => {
   event.preventDefault();

@@ -61,4 +61,46 @@ struct BrowserStoreTests {
             #expect(try await BrowserPagesTests.waitFor(bob, "String(document.querySelectorAll('#messages li.out.delivered').length)", "2") == "2")
         }
     }
+
+    @Test("a kept v1 chat (six digits) resumes after a reload: counters continue both ways, its mark of verified stays")
+    func v1Resumes() async throws {
+        try await BrowserChatTests.withServerAndBrowser { url, _, browser in
+            let alice = try await browser.openApp(url + "/?relay")
+            let bob = try await browser.openApp(url + "/?relay")
+            _ = try await alice.evaluate("document.getElementById('keep').click()")
+            try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)
+            try await BrowserPagesTests.click(alice, "create")
+            let invite = try await BrowserChatTests.waitForText(alice, "document.getElementById('invite').textContent")
+            // Six digits alone: v1, and the creator falls back to it.
+            try await BrowserPagesTests.type(bob, "invite-input", String(invite.prefix(6)))
+            try await BrowserPagesTests.click(bob, "join")
+            let number = try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent")
+            #expect(try await alice.evaluate("invisoChat.protocol") as? String == "v1")
+            try await BrowserWebRTCTests.send(bob, "one")
+            try await BrowserWebRTCTests.send(alice, "two")
+            #expect(try await BrowserPagesTests.waitFor(alice, BrowserPagesTests.incoming, "one") == "one")
+            #expect(try await BrowserPagesTests.waitFor(bob, BrowserPagesTests.incoming, "two") == "two")
+            try await BrowserPagesTests.click(alice, "mark-verified")
+
+            _ = try await alice.evaluate("location.reload()")
+            #expect(try await BrowserPagesTests.waitFor(alice, "String(document.getElementById('kept')?.hidden)", "false") == "false")
+            try await BrowserPagesTests.type(alice, "unlock-input", Self.passphrase)
+            try await BrowserPagesTests.click(alice, "unlock")
+            let label = try await BrowserChatTests.waitForText(alice, "document.querySelector('#kept-list li span')?.textContent ?? ''")
+            #expect(label.contains("(v1, verified by you)"), "\(label)")
+            _ = try await alice.evaluate("document.querySelector('#kept-list button[id^=resume-]').click()")
+            #expect(try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent") == number)
+            #expect(try await alice.evaluate("document.getElementById('v1-warning').textContent") as? String
+                == "Marked verified: you compared the safety number with your peer.")
+            #expect(try await alice.evaluate(Self.outgoing) as? String == "two")
+            // Alice's counter goes on from the kept one: had it started again at 0, Bob would
+            // refuse "three" as a replay (and AES-GCM would have sealed twice under one nonce).
+            try await BrowserWebRTCTests.send(alice, "three")
+            #expect(try await BrowserPagesTests.waitFor(bob, BrowserPagesTests.incoming, "two|three") == "two|three")
+            try await BrowserWebRTCTests.send(bob, "four")
+            #expect(try await BrowserPagesTests.waitFor(alice, BrowserPagesTests.incoming, "one|four") == "one|four")
+            #expect(try await alice.evaluate("invisoChat.v1.sendCounter") as? Int == 2)
+            #expect(try await alice.evaluate("invisoChat.v1.highest") as? Int == 1)
+        }
+    }
 }

@@ -1,13 +1,14 @@
 // The page's decoders fed mutated and random input (a fixed-seed generator, so every run
 // is the same): each must either give a well-formed value or throw, never hang or give
 // something half-valid. Covers the file offer and chunk frame (js/chat/files.js), the
-// vault's JSON-with-bytes and a kept session (js/store/vault.js, js/v2/pairing.js), and the
-// names a sender chooses.
+// vault's JSON-with-bytes, a kept v2 session and kept v1 counters (js/store/vault.js,
+// js/v2/pairing.js, js/v1/channel.js), and the names a sender chooses.
 
 import { toHex } from "../js/crypto/bytes.js";
 import { chunkHeader, chunkKey, decodeOffer, encodeOffer, openChunk, sanitizeName, sealChunk } from "../js/chat/files.js";
 import { decodeJSON, encodeJSON } from "../js/store/vault.js";
 import { KeyPair, SessionState } from "../js/signal/ratchet.js";
+import { V1Channel } from "../js/v1/channel.js";
 import { V2Session, restoreSession, storeSession } from "../js/v2/pairing.js";
 import { check, group } from "./support.js";
 
@@ -122,6 +123,31 @@ export async function runFuzz(rounds = 2000) {
     }
   }
   check(result, sessionFailures === 0, `${sessionFailures} mutated sessions were half restored or threw untyped errors`);
+
+  // Kept v1 counters: mutated ones are refused or give a channel whose window holds.
+  const channel = new V1Channel(g.bytes(32), "joiner");
+  channel.sendCounter = 40;
+  channel.highest = 2000;
+  channel.seen = new Set([2000, 1999, 1500, 977]);
+  const counters = encodeJSON(channel.counters());
+  let counterFailures = 0;
+  for (let i = 0; i < rounds; i++) {
+    let value;
+    try {
+      value = decodeJSON(decoder.decode(mutate(g, encoder.encode(counters))));
+    } catch {
+      continue;
+    }
+    try {
+      const kept = V1Channel.restore(g.bytes(32), "creator", value);
+      const window = [...kept.seen];
+      if (!Number.isSafeInteger(kept.sendCounter) || kept.sendCounter < 0 || window.some((c) => c > kept.highest || c <= kept.highest - 1024)) counterFailures += 1;
+    } catch (error) {
+      if (/** @type {any} */ (error)?.code !== "malformed") counterFailures += 1;
+    }
+  }
+  check(result, counterFailures === 0, `${counterFailures} mutated v1 counters were half restored or threw untyped errors`);
+  check(result, encodeJSON(V1Channel.restore(g.bytes(32), "joiner", decodeJSON(counters)).counters()) === counters, "kept v1 counters round trip");
 
   // Names: whatever the sender picks, a plain name with no path, control character or leading dot.
   const hostile = ["../../x", "/etc/passwd", "..", "a\\b\\c.txt", "\u202Egnp.exe", ".hidden", " ", "x\u0000y", "é".repeat(300), "CON"];

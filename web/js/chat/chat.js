@@ -27,7 +27,7 @@ function u64(value) {
 /**
  * @typedef {{ type: "invite", invite: string, link: string }
  *   | { type: "status", text: string }
- *   | { type: "secured", safetyNumber: string, protocol: "v1" | "v2" }
+ *   | { type: "secured", safetyNumber: string, protocol: "v1" | "v2", verifiedByUser?: boolean }
  *   | { type: "message", seq: number, text: string, outgoing: boolean, at: number }
  *   | { type: "delivered", seq: number }
  *   | { type: "peer", name: string }
@@ -109,6 +109,8 @@ export class Chat {
     /** @type {Uint8Array | null} */
     this.v1PeerKey = null;
     this.v1SentKey = false;
+    /** Whether the user marked this v1 chat verified (after comparing the safety number). */
+    this.verifiedByUser = false;
     /** Whether the peer sent a v2 frame (then the creator never falls back to v1). */
     this.peerSpokeV2 = false;
     /**
@@ -440,19 +442,33 @@ export class Chat {
     }
   }
 
-  /** The chat as the vault keeps it (everything secret; only ever stored sealed). */
+  /**
+   * The chat as the vault keeps it (everything secret; only ever stored sealed). A v1 chat
+   * keeps its X25519 keys and the channel's counters instead of a ratchet.
+   */
   snapshot() {
-    return {
+    const common = {
       version: 1, id: this.id, deviceID: this.deviceID, roomID: this.roomID, role: this.role,
-      session: storeSession(/** @type {import("../v2/pairing.js").V2Session} */ (this.session)),
       nextSeq: this.nextSeq, outbox: [...this.outbox.entries()], delivered: this.delivered, peerAck: this.peerAck,
       peerName: this.peerName, history: this.history, lifetime: this.lifetime, savedAt: Date.now(),
     };
+    if (this.protocol === "v1") {
+      return {
+        ...common, protocol: "v1", verifiedByUser: this.verifiedByUser,
+        v1: { privateKey: this.v1Private, peerKey: this.v1PeerKey, ...(/** @type {V1Channel} */ (this.v1)).counters() },
+      };
+    }
+    return { ...common, protocol: "v2", session: storeSession(/** @type {import("../v2/pairing.js").V2Session} */ (this.session)) };
   }
 
-  /** Keeps the chat in the vault (when it has one and the session is up; v1 chats are never kept). */
+  /**
+   * Keeps the chat in the vault (when it has one and the session is up). A v1 chat is
+   * written before each frame it seals leaves, as a v2 one: a reload must never seal two
+   * messages under one counter (AES-GCM with a repeated key and nonce).
+   */
   async persist() {
-    if (this.vault && this.session && this.protocol === "v2") await this.vault.put(this.id, this.snapshot());
+    if (!this.vault) return;
+    if (this.protocol === "v2" ? this.session : this.v1 && this.v1PeerKey) await this.vault.put(this.id, this.snapshot());
   }
 
   // MARK: v1
@@ -487,23 +503,37 @@ export class Chat {
     }
     this.v1 = new V1Channel(session, /** @type {"creator" | "joiner"} */ (this.role));
     this.v1PeerKey = key;
+    await this.persist();
     await this.sendKeyExchange();
     if (this.role === "joiner") this.send({ type: "key_exchange_complete", sessionId: this.roomID, timestamp: Math.floor(Date.now() / 1000) });
-    const ours = await x25519Public(this.v1Private);
-    const remote = this.role === "creator" ? "joiner" : "creator";
-    const number = await safetyNumber({
-      localStableID: utf8(`inviso v1 ${this.role}`), localKey: serializePublicKey(ours),
-      remoteStableID: utf8(`inviso v1 ${remote}`), remoteKey: serializePublicKey(key),
-    });
-    this.emit({ type: "secured", safetyNumber: number, protocol: "v1" });
+    this.emit({ type: "secured", safetyNumber: await this.v1SafetyNumber(), protocol: "v1" });
     for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
     await this.openLink();
+  }
+
+  /** The v1 safety number (docs/protocol.md, "v1 safety number"). */
+  async v1SafetyNumber() {
+    const ours = await x25519Public(this.v1Private);
+    const remote = this.role === "creator" ? "joiner" : "creator";
+    return safetyNumber({
+      localStableID: utf8(`inviso v1 ${this.role}`), localKey: serializePublicKey(ours),
+      remoteStableID: utf8(`inviso v1 ${remote}`), remoteKey: serializePublicKey(/** @type {Uint8Array} */ (this.v1PeerKey)),
+    });
+  }
+
+  /** The user compared the v1 safety number with the peer's: kept with the chat. */
+  markVerified() {
+    this.verifiedByUser = true;
+    this.serial(() => this.persist());
   }
 
   /** @param {string} text */
   async sendV1(text) {
     const seq = this.nextSeq++;
-    this.emit({ type: "message", seq, text, outgoing: true, at: Date.now() });
+    const at = Date.now();
+    // v1 has no acks: kept as sent, never marked delivered.
+    this.remember({ seq, text, outgoing: true, delivered: false, at });
+    this.emit({ type: "message", seq, text, outgoing: true, at });
     const payload = utf8(text);
     await this.serial(async () => {
       if (this.v1) await this.transmitV1(payload);
@@ -514,7 +544,10 @@ export class Chat {
   /** @param {Uint8Array} payload */
   async transmitV1(payload) {
     const channel = /** @type {V1Channel} */ (this.v1);
-    this.sendFrame(utf8(await channel.seal(payload)));
+    const frame = utf8(await channel.seal(payload));
+    // Written ahead: after a reload the next counter is beyond this one.
+    await this.persist();
+    this.sendFrame(frame);
   }
 
   /** @param {Uint8Array} frame */
@@ -527,6 +560,7 @@ export class Chat {
       return; // malformed, replayed, reflected or forged: dropped, nothing changes
     }
     this.deliver(opened.counter + 1, opened.plaintext);
+    await this.persist();
   }
 
   /**
@@ -547,7 +581,27 @@ export class Chat {
     chat.deviceID = stored.deviceID;
     chat.roomID = stored.roomID;
     chat.role = stored.role;
-    chat.session = restoreSession(stored.session);
+    let safety;
+    if (stored.protocol === "v1") {
+      const keys = stored.v1;
+      if (!(keys?.privateKey instanceof Uint8Array) || keys.privateKey.length !== 32 || !(keys.peerKey instanceof Uint8Array) || keys.peerKey.length !== 32) {
+        throw new Error("this kept chat is damaged");
+      }
+      chat.protocol = "v1";
+      chat.v1Private = keys.privateKey;
+      chat.v1PeerKey = keys.peerKey;
+      chat.v1SentKey = true;
+      chat.verifiedByUser = stored.verifiedByUser === true;
+      try {
+        chat.v1 = V1Channel.restore(await sessionKey(keys.privateKey, keys.peerKey), stored.role, keys);
+      } catch {
+        throw new Error("this kept chat is damaged");
+      }
+      safety = await chat.v1SafetyNumber();
+    } else {
+      chat.session = restoreSession(stored.session);
+      safety = await chat.session.safetyNumber();
+    }
     chat.nextSeq = stored.nextSeq;
     chat.delivered = stored.delivered;
     chat.peerAck = Number.isSafeInteger(stored.peerAck) ? stored.peerAck : 0;
@@ -558,7 +612,7 @@ export class Chat {
     if (typeof stored.lifetime === "string" && stored.lifetime in LIFETIMES) chat.lifetime = stored.lifetime;
     chat.history = stored.history.filter((/** @type {any} */ entry) =>
       entry && Number.isSafeInteger(entry.seq) && typeof entry.text === "string").slice(-HISTORY_LIMIT);
-    emit({ type: "secured", safetyNumber: await chat.session.safetyNumber(), protocol: "v2" });
+    emit({ type: "secured", safetyNumber: safety, protocol: chat.protocol, verifiedByUser: chat.verifiedByUser });
     if (chat.peerName) emit({ type: "peer", name: chat.peerName });
     chat.expire(Date.now());
     emit({ type: "lifetime", lifetime: chat.lifetime });

@@ -97,6 +97,32 @@ export class V1Channel {
     this.seen = new Set();
   }
 
+  /**
+   * The channel's counters as plain data, for a kept chat (the session key is derived
+   * again from the kept keys). Everything in it is kept sealed only.
+   * @returns {{ sendCounter: number, highest: number, seen: number[] }}
+   */
+  counters() {
+    return { sendCounter: this.sendCounter, highest: this.highest, seen: [...this.seen] };
+  }
+
+  /**
+   * A channel with kept counters; throws on anything malformed (a damaged kept chat).
+   * @param {Uint8Array} session @param {"creator" | "joiner"} role @param {any} counters
+   */
+  static restore(session, role, counters) {
+    const channel = new V1Channel(session, role);
+    const { sendCounter, highest, seen } = counters ?? {};
+    if (!Number.isSafeInteger(sendCounter) || sendCounter < 0 || !Number.isSafeInteger(highest) || highest < -1
+      || !Array.isArray(seen) || seen.length > WINDOW || !seen.every((c) => Number.isSafeInteger(c) && c >= 0 && c <= highest && c > highest - WINDOW)) {
+      throw new V1Error("malformed");
+    }
+    channel.sendCounter = sendCounter;
+    channel.highest = highest;
+    channel.seen = new Set(seen);
+    return channel;
+  }
+
   /** @param {number} counter */
   nonce(counter) {
     const nonce = new Uint8Array(12);
