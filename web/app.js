@@ -47,6 +47,9 @@ function onEvent(event) {
       item.className = event.outgoing ? "out" : "in";
       item.dataset.seq = String(event.seq);
       item.dataset.at = String(event.at);
+      // Its time, shown by the style sheet (so the item's text stays the message alone).
+      item.dataset.time = new Date(event.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      item.title = new Date(event.at).toLocaleString();
       item.textContent = event.text;
       $("messages").append(item);
       break;

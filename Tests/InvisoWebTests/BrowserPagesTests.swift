@@ -80,6 +80,70 @@ struct BrowserPagesTests {
         }
     }
 
+    /// Presses `key` in `page` as a keyboard would (DevTools `Input.dispatchKeyEvent`).
+    static func press(_ page: DevToolsPage, _ key: String) async throws {
+        let code: Int = key == "Tab" ? 9 : 13
+        var down: [String: any Sendable] = ["type": "keyDown", "key": key, "code": key, "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code]
+        if key == "Enter" { down["text"] = "\r" }
+        _ = try await page.send("Input.dispatchKeyEvent", down)
+        _ = try await page.send("Input.dispatchKeyEvent", ["type": "keyUp", "key": key, "code": key, "windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code])
+    }
+
+    /// Presses Tab until the element `id` has the focus (at most 40 times).
+    static func tab(_ page: DevToolsPage, to id: String) async throws {
+        for _ in 0..<40 {
+            if try await page.evaluate("document.activeElement?.id") as? String == id { return }
+            try await press(page, "Tab")
+        }
+        throw BrowserTestError("Tab never reached #\(id)")
+    }
+
+    /// The controls of `page` (hidden ones too) with no name a screen reader could read.
+    static let unnamed = """
+        [...document.querySelectorAll('input, select, button, output, progress, textarea')].filter((e) => {
+          const labelled = e.getAttribute('aria-label') || e.getAttribute('aria-labelledby') || [...(e.labels ?? [])].some((l) => l.textContent.trim());
+          return !(labelled || (e.tagName === 'BUTTON' && e.textContent.trim()));
+        }).map((e) => e.id || e.outerHTML.slice(0, 80))
+        """
+
+    /// Whether `page` fits its window's width (nothing to scroll sideways).
+    static let fits = "document.documentElement.scrollWidth <= window.innerWidth"
+
+    @Test("with the keyboard alone, at a phone's width: pair and chat; every control has a name; nothing is wider than the window")
+    func keyboardAndPhoneWidth() async throws {
+        try await BrowserChatTests.withServerAndBrowser { url, _, browser in
+            let alice = try await browser.openApp(url + "/?relay")
+            let bob = try await browser.openApp(url + "/?relay")
+            for page in [alice, bob] {
+                _ = try await page.send("Emulation.setDeviceMetricsOverride", ["width": 360, "height": 740, "deviceScaleFactor": 2, "mobile": true])
+                #expect(try await page.evaluate(Self.unnamed) as? [String] == [])
+                #expect(try await page.evaluate(Self.fits) as? Bool == true)
+            }
+            // Alice: Tab to "Create an invite", Enter.
+            _ = try await alice.send("Page.bringToFront")
+            try await Self.tab(alice, to: "create")
+            try await Self.press(alice, "Enter")
+            let invite = try await BrowserChatTests.waitForText(alice, "document.getElementById('invite').textContent")
+            #expect(try await alice.evaluate(Self.fits) as? Bool == true, "the invite, its link or its QR code is wider than a phone")
+            // Bob: Tab to the invite field, type it, Enter.
+            _ = try await bob.send("Page.bringToFront")
+            try await Self.tab(bob, to: "invite-input")
+            _ = try await bob.send("Input.insertText", ["text": invite])
+            try await Self.press(bob, "Enter")
+            _ = try await BrowserChatTests.waitForText(bob, "document.getElementById('safety-number').textContent")
+            // Secured: the message field has the focus; type, Enter.
+            #expect(try await BrowserPagesTests.waitFor(bob, "document.activeElement?.id ?? ''", "message-input") == "message-input")
+            let long = String(repeating: "unbroken", count: 40)
+            _ = try await bob.send("Input.insertText", ["text": "typed " + long])
+            try await Self.press(bob, "Enter")
+            #expect(try await Self.waitFor(alice, Self.incoming, "typed " + long) == "typed " + long)
+            for page in [alice, bob] {
+                #expect(try await page.evaluate(Self.unnamed) as? [String] == [])
+                #expect(try await page.evaluate(Self.fits) as? Bool == true, "the chat is wider than a phone")
+            }
+        }
+    }
+
     @Test("speed: invite → first message p50 over 10 runs, messages per second, ChaCha20-Poly1305 against AES-GCM")
     func speed() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
