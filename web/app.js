@@ -304,7 +304,9 @@ async function listKept() {
     resume.setAttribute("aria-label", `Resume: ${label}`);
     resume.addEventListener("click", () => run(async () => {
       if (current || !vault) return;
-      started(await Chat.resume(vault, id, onEvent, { relayOnly: relayOnly.checked }));
+      // The chat is the page's at once: what is typed while it reconnects goes to it.
+      const chat = started(await Chat.restore(vault, id, onEvent, { relayOnly: relayOnly.checked }));
+      await chat.reconnect();
     }));
     const forget = document.createElement("button");
     forget.type = "button";

@@ -147,23 +147,9 @@ struct BrowserPagesTests {
     @Test("speed: invite → first message p50 over 10 runs, messages per second, ChaCha20-Poly1305 against AES-GCM")
     func speed() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
-            var times: [Double] = []
-            var last: (DevToolsPage, DevToolsPage)?
-            for _ in 0..<10 {
-                if let (a, b) = last {
-                    await a.close()
-                    await b.close()
-                }
-                let creator = try await browser.openApp(url + "/?relay")
-                let joiner = try await browser.openApp(url + "/?relay")
-                let elapsed = try await Self.pair(creator, joiner)
-                times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-                last = (creator, joiner)
-            }
-            let p50 = times.sorted()[times.count / 2]
+            let (p50, sender, receiver) = try await Self.pairingP50(browser, url + "/?relay") { _ in }
             Self.emit("browser invite → first message p50, relay (target ≤ 500)", p50, "ms")
 
-            let (sender, receiver) = try #require(last)
             let rate = try await Self.messagesPerSecond(from: sender, to: receiver, count: 300)
             Self.emit("browser messages per second, page to page over the relay", rate, "messages/s")
         }
@@ -187,6 +173,32 @@ struct BrowserPagesTests {
             throw error
         }
         await bench.close()
+    }
+
+    /// Ten fresh pairs of pages of `app`, each timed from "Create an invite" until the
+    /// creator shows the joiner's first message and `then` (also timed) returned; the median
+    /// in ms, and the last pair (the earlier ones are closed).
+    static func pairingP50(
+        _ browser: Chromium, _ app: String, then: (DevToolsPage) async throws -> Void
+    ) async throws -> (Double, DevToolsPage, DevToolsPage) {
+        var times: [Double] = []
+        var last: (DevToolsPage, DevToolsPage)?
+        for _ in 0..<10 {
+            if let (a, b) = last {
+                await a.close()
+                await b.close()
+            }
+            let creator = try await browser.openApp(app)
+            let joiner = try await browser.openApp(app)
+            let start = ContinuousClock.now
+            _ = try await Self.pair(creator, joiner)
+            try await then(creator)
+            let elapsed = ContinuousClock.now - start
+            times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+            last = (creator, joiner)
+        }
+        let (sender, receiver) = try #require(last)
+        return (times.sorted()[times.count / 2], sender, receiver)
     }
 
     /// Messages per second from `sender` to `receiver` (a fresh pair: `receiver` shows no

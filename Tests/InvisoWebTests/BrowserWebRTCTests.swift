@@ -232,24 +232,11 @@ struct BrowserWebRTCTests {
     @Test("speed: invite → DataChannel open p50 over 10 runs, messages per second over the DataChannel")
     func speed() async throws {
         try await Self.withNamespace { url, browser, _, _, _ in
-            var times: [Double] = []
-            var last: (DevToolsPage, DevToolsPage)?
-            for _ in 0..<10 {
-                if let (a, b) = last {
-                    await a.close()
-                    await b.close()
-                }
-                let creator = try await browser.openApp(url + "/")
-                let joiner = try await browser.openApp(url + "/")
-                let start = ContinuousClock.now
-                _ = try await BrowserPagesTests.pair(creator, joiner)
-                #expect(try await BrowserPagesTests.waitFor(creator, Self.path, Self.direct) == Self.direct)
-                let elapsed = ContinuousClock.now - start
-                times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
-                last = (creator, joiner)
+            let (p50, sender, receiver) = try await BrowserPagesTests.pairingP50(browser, url + "/") { (creator: DevToolsPage) async throws in
+                let path = try await BrowserPagesTests.waitFor(creator, Self.path, Self.direct)
+                #expect(path == Self.direct)
             }
-            BrowserPagesTests.emit("browser invite → first message and DataChannel open, p50 (target ≤ 500)", times.sorted()[5], "ms")
-            let (sender, receiver) = try #require(last)
+            BrowserPagesTests.emit("browser invite → first message and DataChannel open, p50 (target ≤ 500)", p50, "ms")
             #expect(try await BrowserPagesTests.waitFor(receiver, Self.path, Self.direct) == Self.direct)
             let rate = try await BrowserPagesTests.messagesPerSecond(from: sender, to: receiver, count: 1_000)
             #expect(try await Self.counts(sender, "sent").relay < 20)

@@ -131,6 +131,8 @@ export class Chat {
     this.peerProposal = null;
     /** @type {PeerLink | null} */
     this.link = null;
+    /** The last ICE servers the server gave, and when. @type {{ servers: RTCIceServer[], at: number } | null} */
+    this.ice = null;
     /** Frames sent and arrived on each path (the page shows the path; tests read these). */
     this.sent = { relay: 0, direct: 0 };
     this.arrived = { relay: 0, direct: 0 };
@@ -374,6 +376,11 @@ export class Chat {
     if (socket) this.pacer.send(frame, (paced) => socket.send(paced));
   }
 
+  /** `openLink` beside the chat's queue: the first messages need not wait for ICE servers. */
+  openLinkSoon() {
+    this.openLink().catch((error) => this.emit({ type: "error", text: `WebRTC: ${error?.message ?? error}` }));
+  }
+
   /**
    * The creator offers a DataChannel once the session is up. Relay only: only through the
    * server's TURN relay, and not at all when it has none.
@@ -426,6 +433,15 @@ export class Chat {
    * @returns {Promise<RTCIceServer[]>}
    */
   async iceServers() {
+    // Asked once a minute at most (an offer after a failure reuses them).
+    if (this.ice && performance.now() - this.ice.at < 60000) return this.ice.servers;
+    const servers = await this.fetchIceServers();
+    this.ice = { servers, at: performance.now() };
+    return servers;
+  }
+
+  /** @returns {Promise<RTCIceServer[]>} */
+  async fetchIceServers() {
     try {
       const response = await fetch("/api/turn", {
         method: "POST",
@@ -508,7 +524,7 @@ export class Chat {
     if (this.role === "joiner") this.send({ type: "key_exchange_complete", sessionId: this.roomID, timestamp: Math.floor(Date.now() / 1000) });
     this.emit({ type: "secured", safetyNumber: await this.v1SafetyNumber(), protocol: "v1" });
     for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
-    await this.openLink();
+    this.openLinkSoon();
   }
 
   /** The v1 safety number (docs/protocol.md, "v1 safety number"). */
@@ -536,9 +552,18 @@ export class Chat {
     this.emit({ type: "message", seq, text, outgoing: true, at });
     const payload = utf8(text);
     await this.serial(async () => {
-      if (this.v1) await this.transmitV1(payload);
+      if (this.v1 && this.canSendV1()) await this.transmitV1(payload);
       else this.v1Waiting.push(payload);
     });
+  }
+
+  /**
+   * Whether a v1 frame sent now can reach the peer's path: v1 has no acks or resends, so
+   * until the key exchange is done and this page is connected (a resumed chat reconnects
+   * first) messages wait, and go at `room_ready`.
+   */
+  canSendV1() {
+    return this.link?.isOpen === true || this.socket?.readyState === 1;
   }
 
   /** @param {Uint8Array} payload */
@@ -564,12 +589,12 @@ export class Chat {
   }
 
   /**
-   * A kept chat, reconnected: its history and safety number shown, the room joined again
-   * with the same device ID; the peer then resends what we had not acknowledged.
+   * A kept chat, opened: its history and safety number shown, not yet connected
+   * (``reconnect``). Messages sent meanwhile wait for the connection.
    * @param {import("../store/vault.js").Vault} vault @param {string} id
    * @param {(event: ChatEvent) => void} emit @param {ChatOptions} [options]
    */
-  static async resume(vault, id, emit, options = {}) {
+  static async restore(vault, id, emit, options = {}) {
     const stored = await vault.get(id);
     if (!stored || stored.version !== 1 || typeof stored.roomID !== "string" || typeof stored.deviceID !== "string"
       || (stored.role !== "creator" && stored.role !== "joiner") || !Number.isSafeInteger(stored.nextSeq)
@@ -620,10 +645,14 @@ export class Chat {
       emit({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing, at: Number(entry.at) || Date.now() });
       if (entry.outgoing && entry.delivered) emit({ type: "delivered", seq: entry.seq });
     }
-    emit({ type: "status", text: "resumed: reconnecting" });
-    await chat.connect();
-    chat.send({ type: "join_room", roomId: chat.roomID, deviceId: chat.deviceID });
     return chat;
+  }
+
+  /** Joins the kept chat's room again with the same device ID; the peer then resends what we had not acknowledged. */
+  async reconnect() {
+    this.emit({ type: "status", text: "resumed: reconnecting" });
+    await this.connect();
+    this.send({ type: "join_room", roomId: this.roomID, deviceId: this.deviceID });
   }
 
   // MARK: Lifetimes
@@ -740,12 +769,15 @@ export class Chat {
         this.emit({ type: "presence", online: true });
         if (this.protocol === "v1") {
           if (!this.v1) await this.sendKeyExchange();
-          else if (!this.link?.isOpen) await this.openLink();
+          else {
+            for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
+            if (!this.link?.isOpen) this.openLinkSoon();
+          }
         } else if (!this.pairing && !this.session) await this.startPairing();
         else if (this.session) {
           this.resendAll();
           this.files.resync();
-          if (!this.link?.isOpen) await this.openLink();
+          if (!this.link?.isOpen) this.openLinkSoon();
         }
         break;
       case "key_exchange":
@@ -822,7 +854,7 @@ export class Chat {
         this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber(), protocol: "v2" });
         this.resendAll();
         if (this.name) this.sendControl({ type: "profile", name: this.name });
-        await this.openLink();
+        this.openLinkSoon();
       }
       if (action.type === "received") await this.record(KIND.message, action.message);
     }
@@ -1016,7 +1048,7 @@ export class Chat {
     if (this.protocol === "v1") {
       // v1 carries the app's JSON payloads (lifetimes, profile) as it carries texts: no acks.
       this.serial(async () => {
-        if (this.v1) await this.transmitV1(payload);
+        if (this.v1 && this.canSendV1()) await this.transmitV1(payload);
         else this.v1Waiting.push(payload);
       });
       return;
