@@ -14,6 +14,13 @@ function show(id, shown) {
   $(id).hidden = !shown;
 }
 
+// Made once, at load: a formatter is slow to make (the first one loads locale data), and
+// a message should not wait for it.
+const CLOCK = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+const WHEN = new Intl.DateTimeFormat([], { dateStyle: "medium", timeStyle: "medium" });
+CLOCK.format(0);
+WHEN.format(0);
+
 /** @param {import("./js/chat/chat.js").ChatEvent} event */
 function onEvent(event) {
   switch (event.type) {
@@ -48,8 +55,8 @@ function onEvent(event) {
       item.dataset.seq = String(event.seq);
       item.dataset.at = String(event.at);
       // Its time, shown by the style sheet (so the item's text stays the message alone).
-      item.dataset.time = new Date(event.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
-      item.title = new Date(event.at).toLocaleString();
+      item.dataset.time = CLOCK.format(event.at);
+      item.title = WHEN.format(event.at);
       item.textContent = event.text;
       $("messages").append(item);
       break;

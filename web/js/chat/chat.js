@@ -133,6 +133,8 @@ export class Chat {
     this.link = null;
     /** The last ICE servers the server gave, and when. @type {{ servers: RTCIceServer[], at: number } | null} */
     this.ice = null;
+    /** A DataChannel offer on its way (`openLinkSoon`). @type {Promise<void> | null} */
+    this.opening = null;
     /** Frames sent and arrived on each path (the page shows the path; tests read these). */
     this.sent = { relay: 0, direct: 0 };
     this.arrived = { relay: 0, direct: 0 };
@@ -378,15 +380,27 @@ export class Chat {
 
   /** `openLink` beside the chat's queue: the first messages need not wait for ICE servers. */
   openLinkSoon() {
-    this.openLink().catch((error) => this.emit({ type: "error", text: `WebRTC: ${error?.message ?? error}` }));
+    const opening = this.openLink()
+      .catch((error) => this.emit({ type: "error", text: `WebRTC: ${error?.message ?? error}` }))
+      .finally(() => {
+        if (this.opening === opening) this.opening = null;
+      });
+    this.opening = opening;
+  }
+
+  /** Offers a DataChannel unless one is open or on its way. */
+  ensureLink() {
+    if (!this.link && !this.opening) this.openLinkSoon();
   }
 
   /**
-   * The creator offers a DataChannel once the session is up. Relay only: only through the
+   * The creator offers a DataChannel as soon as its peer is in the room, while the pairing
+   * runs on the relay (the channel carries only sealed frames, so it needs no trust of
+   * its own: ICE and DTLS then overlap the pairing). Relay only: only through the
    * server's TURN relay, and not at all when it has none.
    */
   async openLink() {
-    if (this.role !== "creator" || !(this.session || this.v1)) return;
+    if (this.role !== "creator" || (this.protocol === "v1" && !this.v1)) return;
     const servers = await this.iceServers();
     if (this.relayOnly && servers.length === 0) return;
     this.link?.close();
@@ -524,7 +538,7 @@ export class Chat {
     if (this.role === "joiner") this.send({ type: "key_exchange_complete", sessionId: this.roomID, timestamp: Math.floor(Date.now() / 1000) });
     this.emit({ type: "secured", safetyNumber: await this.v1SafetyNumber(), protocol: "v1" });
     for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
-    this.openLinkSoon();
+    this.ensureLink();
   }
 
   /** The v1 safety number (docs/protocol.md, "v1 safety number"). */
@@ -773,7 +787,10 @@ export class Chat {
             for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
             if (!this.link?.isOpen) this.openLinkSoon();
           }
-        } else if (!this.pairing && !this.session) await this.startPairing();
+        } else if (!this.pairing && !this.session) {
+          this.openLinkSoon();
+          await this.startPairing();
+        }
         else if (this.session) {
           this.resendAll();
           this.files.resync();
@@ -854,7 +871,7 @@ export class Chat {
         this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber(), protocol: "v2" });
         this.resendAll();
         if (this.name) this.sendControl({ type: "profile", name: this.name });
-        this.openLinkSoon();
+        this.ensureLink();
       }
       if (action.type === "received") await this.record(KIND.message, action.message);
     }
