@@ -98,6 +98,24 @@ struct JoinCodeLimitsTests {
         }
     }
 
+    @Test("purged codes free their places at once: a client that renews its rooms (inviso listen) never runs out")
+    func purgeFreesLiveCodes() async throws {
+        var limits = ServerLimits()
+        limits.liveCodesPerSource = 3
+        try await TestServer.with(limits: limits) { server, _ in
+            for round in 0..<4 {
+                for index in 0..<3 {
+                    let reply = try await server.post("/api/rooms", #"{"client1":"listener-\#(round)-\#(index)","expiresInSeconds":600}"#)
+                    #expect(reply.status == 201, "round \(round): \(reply.body)")
+                }
+                #expect(try await server.post("/api/rooms", #"{"client1":"listener-extra","expiresInSeconds":600}"#).status == 429)
+                let ids = (0..<3).map { #""listener-\#(round)-\#($0)""# }.joined(separator: ",")
+                let purged = try await server.post("/api/user/purge", #"{"deviceIds":[\#(ids)]}"#)
+                #expect(purged.json?["pendingsDeleted"] == .integer(3))
+            }
+        }
+    }
+
     @Test("checks of codes that are not live count as failed guesses; checks are rate-limited")
     func checkLimits() async throws {
         var limits = ServerLimits()

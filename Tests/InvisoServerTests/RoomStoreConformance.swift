@@ -326,7 +326,9 @@ extension RoomStoreConformance {
 
         // One device (the legacy single-ID form): both its rooms, its own open code, the
         // codes of both rooms (800002 was created by c, but its room is gone).
-        #expect(try await store.purge(deviceIDs: ["device-a"]) == PurgeCounts(roomsDeleted: 2, pendingsDeleted: 3))
+        #expect(
+            try await store.purge(deviceIDs: ["device-a"])
+                == PurgeCounts(roomsDeleted: 2, pendingsDeleted: 3, joinIDs: ["800001", "800002", "800005"]))
         #expect(try await store.room(id: roomID(1)) == nil)
         #expect(try await store.room(id: roomID(2)) == nil)
         #expect(try await store.pending(joinID: "800002", now: at(2)) == nil)
@@ -335,12 +337,12 @@ extension RoomStoreConformance {
         // Several devices, one of them unknown, both members of one room (counted once).
         #expect(
             try await store.purge(deviceIDs: ["device-g", "device-h", "device-f", "device-unknown"])
-                == PurgeCounts(roomsDeleted: 1, pendingsDeleted: 2)
+                == PurgeCounts(roomsDeleted: 1, pendingsDeleted: 2, joinIDs: ["800004", "800006"])
         )
         #expect(try await store.counts(now: at(2)) == StoreCounts(pendings: 1, rooms: 1))
 
         // A joiner's ID removes its room and that room's code.
-        #expect(try await store.purge(deviceIDs: ["device-e"]) == PurgeCounts(roomsDeleted: 1, pendingsDeleted: 1))
+        #expect(try await store.purge(deviceIDs: ["device-e"]) == PurgeCounts(roomsDeleted: 1, pendingsDeleted: 1, joinIDs: ["800003"]))
         #expect(try await store.counts(now: at(2)) == StoreCounts(pendings: 0, rooms: 0))
         #expect(try await store.purge(deviceIDs: ["device-e"]) == PurgeCounts(roomsDeleted: 0, pendingsDeleted: 0))
     }

@@ -203,6 +203,9 @@ struct RoomAPI: Sendable {
             let request = try PurgeRequest(json: try Self.object(body))
             let ids = Array(Set(request.deviceIds)).sorted()
             let counts = try await store.purge(deviceIDs: ids.map(DeviceDigest.of))
+            // Gone codes are no longer live: they stop counting against their creator's
+            // twenty (a client that renews its rooms, as `inviso listen`, would otherwise run out).
+            for code in counts.joinIDs { await sourceLimits.releaseCode(code) }
             logger.info(
                 "purged", metadata: ["devices": "\(ids.count)", "rooms": "\(counts.roomsDeleted)", "pendings": "\(counts.pendingsDeleted)"])
             await hub.devicesPurged(ids)

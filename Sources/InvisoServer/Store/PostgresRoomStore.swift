@@ -304,13 +304,15 @@ extension PostgresRoomStore {
                 WHERE client1 = ANY(\(deviceIDs)) OR room_id IN (SELECT room_id FROM gone_rooms)
                 RETURNING join_id
             )
-            SELECT (SELECT count(*) FROM gone_rooms), (SELECT count(*) FROM gone_pendings)
+            SELECT (SELECT count(*) FROM gone_rooms), (SELECT count(*) FROM gone_pendings),
+                   (SELECT coalesce(string_agg(join_id, ',' ORDER BY join_id), '') FROM gone_pendings)
             """,
             "purging devices"
         )
         guard let row = rows.first else { throw RoomStoreError(.corrupt, "purging devices: no counts") }
-        let (rooms, pendings) = try decode(row, as: (Int, Int).self)
-        return PurgeCounts(roomsDeleted: rooms, pendingsDeleted: pendings)
+        let (rooms, pendings, codes) = try decode(row, as: (Int, Int, String).self)
+        let joinIDs = codes.split(separator: ",").map(String.init)
+        return PurgeCounts(roomsDeleted: rooms, pendingsDeleted: pendings, joinIDs: joinIDs)
     }
 
     /// Counts a failed guess against the live code `joinID`; deletes the code and returns

@@ -101,11 +101,15 @@ public struct PurgeCounts: Sendable, Equatable {
     public var roomsDeleted: Int
     /// Pending codes deleted.
     public var pendingsDeleted: Int
+    /// The join codes of the deleted pending codes, sorted: they no longer count against
+    /// their creator's live codes.
+    public var joinIDs: [String]
 
     /// Creates counts.
-    public init(roomsDeleted: Int, pendingsDeleted: Int) {
+    public init(roomsDeleted: Int, pendingsDeleted: Int, joinIDs: [String] = []) {
         self.roomsDeleted = roomsDeleted
         self.pendingsDeleted = pendingsDeleted
+        self.joinIDs = joinIDs
     }
 }
 

@@ -253,10 +253,11 @@ extension SQLiteRoomStore {
                 db,
                 rooms.select(roomID).filter(deviceIDs.contains(client1) || deviceIDs.contains(client2))
             )
-            let pendingsDeleted = try pendings.filter(deviceIDs.contains(client1) || roomIDs.contains(roomID))
-                .deleteAll(db)
+            let gone = pendings.filter(deviceIDs.contains(client1) || roomIDs.contains(roomID))
+            let joinIDs = try String.fetchAll(db, gone.select(Column("join_id")))
+            let pendingsDeleted = try gone.deleteAll(db)
             let roomsDeleted = try rooms.filter(roomIDs.contains(roomID)).deleteAll(db)
-            return PurgeCounts(roomsDeleted: roomsDeleted, pendingsDeleted: pendingsDeleted)
+            return PurgeCounts(roomsDeleted: roomsDeleted, pendingsDeleted: pendingsDeleted, joinIDs: joinIDs.sorted())
         }
         if counts.roomsDeleted + counts.pendingsDeleted > 0 { await checkpoint() }
         return counts
