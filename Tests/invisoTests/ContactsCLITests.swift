@@ -76,21 +76,6 @@ struct ContactsCLITests {
         bobCalls.closeInput()
         #expect(await aliceCalls.waitForExit(timeout: 60) == 0, "\(aliceCalls.transcript)")
         #expect(await bobCalls.waitForExit(timeout: 60) == 0, "\(bobCalls.transcript)")
-
-        // A second call in the same five minutes: the first call's code stays taken at the
-        // server, so both move to the window's next slot.
-        let again = try ChildProcess(binary, ["call", "bob", "--json", "--server", url, "--data", aliceData])
-        defer { again.kill() }
-        _ = try #require(await Self.event(again, "calling"), "\(again.transcript)")
-        let answer = try ChildProcess(binary, ["call", "alice", "--json", "--server", url, "--data", bobData])
-        defer { answer.kill() }
-        for process in [again, answer] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
-        answer.write("again?\n")
-        #expect(await ChatCLITests.waitForTexts(again, count: 1) == ["again?"], "\(again.transcript)")
-        again.closeInput()
-        answer.closeInput()
-        _ = await again.waitForExit(timeout: 60)
-        _ = await answer.waitForExit(timeout: 60)
     }
 
     @Test("inviso listen answers a contact's call; contacts rename and delete")
@@ -134,5 +119,55 @@ struct ContactsCLITests {
         #expect(list.events.isEmpty, "\(list.transcript)")
         let call = try ChildProcess(binary, ["call", "robert", "--json", "--server", url, "--data", aliceData])
         #expect(await call.waitForExit(timeout: 30) != 0)
+    }
+
+    @Test("saving a contact twice in one chat (another name) keeps both sides' secrets equal: the call still pairs; a second call in the window takes the next slot")
+    func savingTwice() async throws {
+        let (binary, root, server, url) = try await ChatCLITests.setUp()
+        defer { ChatCLITests.tearDown(root, server) }
+        let aliceData = root.appendingPathComponent("alice").path
+        let bobData = root.appendingPathComponent("bob").path
+        let (alice, bob, _) = try await Self.pair(binary, url, root: root)
+        defer {
+            alice.kill()
+            bob.kill()
+        }
+        alice.write(#"{"command":"save","name":"bob"}"# + "\n")
+        bob.write(#"{"command":"save","name":"alice"}"# + "\n")
+        for process in [alice, bob] { _ = try #require(await Self.event(process, "contact_saved"), "\(process.transcript)") }
+        // Alice saves again under another name: the same nonce, so the same secret.
+        alice.write(#"{"command":"save","name":"robert"}"# + "\n")
+        let renamed = await alice.waitForEvent(timeout: 60) { $0["event"] as? String == "contact_saved" && $0["name"] as? String == "robert" }
+        #expect(renamed != nil, "\(alice.transcript)")
+        alice.closeInput()
+        bob.closeInput()
+        _ = await alice.waitForExit(timeout: 60)
+        _ = await bob.waitForExit(timeout: 60)
+
+        let caller = try ChildProcess(binary, ["call", "robert", "--json", "--server", url, "--data", aliceData])
+        defer { caller.kill() }
+        _ = try #require(await Self.event(caller, "calling"), "\(caller.transcript)")
+        let answer = try ChildProcess(binary, ["call", "alice", "--json", "--server", url, "--data", bobData])
+        defer { answer.kill() }
+        for process in [caller, answer] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
+        caller.closeInput()
+        answer.closeInput()
+        _ = await caller.waitForExit(timeout: 60)
+        _ = await answer.waitForExit(timeout: 60)
+
+        // A second call in the same five minutes: the first call's code stays taken at the
+        // server, so both move to the window's next slot.
+        let again = try ChildProcess(binary, ["call", "robert", "--json", "--server", url, "--data", aliceData])
+        defer { again.kill() }
+        _ = try #require(await Self.event(again, "calling"), "\(again.transcript)")
+        let second = try ChildProcess(binary, ["call", "alice", "--json", "--server", url, "--data", bobData])
+        defer { second.kill() }
+        for process in [again, second] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
+        second.write("again?\n")
+        #expect(await ChatCLITests.waitForTexts(again, count: 1) == ["again?"], "\(again.transcript)")
+        again.closeInput()
+        second.closeInput()
+        _ = await again.waitForExit(timeout: 60)
+        _ = await second.waitForExit(timeout: 60)
     }
 }

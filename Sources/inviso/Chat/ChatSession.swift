@@ -151,6 +151,10 @@ struct ChatLoop {
     private var pendingSave: (name: String, nonce: [UInt8])?
     /// The peer's `contact` message, until we save them too.
     private var peerContact: (identity: [UInt8], nonce: [UInt8])?
+    /// The nonce of our `contact` message in this chat, once sent (saving again reuses it).
+    private var ourContactNonce: [UInt8]?
+    /// Our name for the peer once saved in this chat.
+    private var savedContactName: String?
     /// The store's contact book (stored sessions only).
     var contacts: ContactBook?
     /// File transfers under way, by id: for progress lines and the status line.
@@ -308,6 +312,9 @@ struct ChatLoop {
             peerContact = (identity, nonce)
             if let pending = pendingSave {
                 completeSave(pending.name, ourNonce: pending.nonce)
+            } else if let saved = savedContactName, let ours = ourContactNonce {
+                // Saved already, and the peer saved again with another nonce: the secret follows.
+                completeSave(saved, ourNonce: ours)
             } else if mode == .script {
                 emit(JSONLines.object(["event": .string("contact_offered")]))
             } else {
@@ -435,9 +442,17 @@ struct ChatLoop {
         if let existing = try contacts.named(name), existing.identity != peerContact?.identity {
             throw CLIError("there is already a contact called \(name) (inviso contacts rename)")
         }
-        var generator = SystemRandomNumberGenerator()
-        let nonce = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        try await client.send(.contact(identity: try contacts.identityPublicKey(), nonce: nonce))
+        // One nonce per chat: saving again (another name) must not leave the two sides
+        // with different secrets.
+        let nonce: [UInt8]
+        if let sent = ourContactNonce {
+            nonce = sent
+        } else {
+            var generator = SystemRandomNumberGenerator()
+            nonce = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            try await client.send(.contact(identity: try contacts.identityPublicKey(), nonce: nonce))
+            ourContactNonce = nonce
+        }
         if peerContact != nil {
             completeSave(name, ourNonce: nonce)
         } else {
@@ -449,15 +464,18 @@ struct ChatLoop {
     private mutating func completeSave(_ name: String, ourNonce: [UInt8]) {
         pendingSave = nil
         guard let contacts, let peer = peerContact, let ours = try? contacts.identityPublicKey() else { return }
+        // Saved before (an earlier chat, or this one): "verified" stays.
+        let known = (try? contacts.all())?.first { $0.identity == peer.identity }
         let contact = Contact(
             name: name, identity: peer.identity,
             secret: ContactCall.secret(ourIdentity: ours, ourNonce: ourNonce, theirIdentity: peer.identity, theirNonce: peer.nonce),
-            verified: userVerified, savedAt: Date().timeIntervalSince1970)
+            verified: userVerified || known?.verified == true, savedAt: Date().timeIntervalSince1970)
         do {
             try contacts.save(contact)
         } catch {
             return show("* the contact was not saved: \(error)")
         }
+        savedContactName = name
         if mode == .script {
             emit(JSONLines.object(["event": .string("contact_saved"), "name": .string(name), "fingerprint": .string(contact.fingerprint)]))
         } else {

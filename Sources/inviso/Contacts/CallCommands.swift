@@ -83,13 +83,22 @@ struct CallCommand: AsyncParsableCommand {
     static func createOrJoin(_ client: ChatClient, secret: SecretBytes, window: Int64, from first: Int = 0) async throws -> Bool {
         for slot in first..<ContactCall.slotsPerWindow {
             let invite = ContactCall.invite(secret: secret, window: window, slot: slot)
-            do throws(ChatError) {
-                _ = try await client.invite(fixed: invite)
-                return false
-            } catch {
-                guard error.code == ChatError.Code.alreadyUsed else { throw error }
+            // Taken: the contact's room waiting (joined) or an earlier call's (the next
+            // slot); gone meanwhile (the contact stopped): this slot again, so that no gap
+            // stops the contact's next search before our room.
+            attempts: for _ in 0..<3 {
+                do throws(ChatError) {
+                    _ = try await client.invite(fixed: invite)
+                    return false
+                } catch {
+                    guard error.code == ChatError.Code.alreadyUsed else { throw error }
+                }
+                switch try await Self.tryJoin(client, invite) {
+                case .joined: return true
+                case .used: break attempts
+                case .absent: continue
+                }
             }
-            if try await Self.tryJoin(client, invite) == .joined { return true }
         }
         throw ChatError(.alreadyUsed, "every call of this window is used; try again in five minutes")
     }
