@@ -46,7 +46,7 @@ function onEvent(event) {
       show("calling", false);
       show("chat", true);
       // A verified chat (an invite with words, or a call) that is kept can save the peer as a contact.
-      show("save-form", event.protocol === "v2" && current?.contacts != null && current.words.length === 3);
+      show("save-form", event.protocol === "v2" && current?.contacts != null);
       /** @type {HTMLInputElement} */ ($("message-input")).focus();
       break;
     case "message": {
@@ -293,12 +293,14 @@ async function listKept() {
   for (const id of await vault.ids()) {
     const item = document.createElement("li");
     let label = "";
+    let ended = false;
     try {
       const stored = await vault.get(id);
-      const name = typeof stored?.peerName === "string" && stored.peerName ? stored.peerName : "your peer";
+      const name = [stored?.localName, stored?.peerName].find((item) => typeof item === "string" && item) ?? "your peer";
       const when = new Date(Number(stored?.savedAt) || 0).toLocaleString();
       const v1 = stored?.protocol === "v1" ? (stored.verifiedByUser ? " (v1, verified by you)" : " (v1, unverified)") : "";
-      label = `Chat with ${name}${v1}, last used ${when}`;
+      ended = stored?.ended === true;
+      label = ended ? `Chat with ${name}${v1}, ended ${when}: your peer left` : `Chat with ${name}${v1}, last used ${when}`;
     } catch {
       label = "A damaged chat";
     }
@@ -309,10 +311,16 @@ async function listKept() {
     resume.id = `resume-${id}`;
     resume.textContent = "Resume";
     resume.setAttribute("aria-label", `Resume: ${label}`);
+    if (ended) {
+      resume.textContent = "Read";
+      resume.setAttribute("aria-label", `Read: ${label}`);
+    }
     resume.addEventListener("click", () => run(async () => {
       if (current || !vault) return;
+      if (ended) return readEnded(vault, id);
       // The chat is the page's at once: what is typed while it reconnects goes to it.
-      const chat = started(await Chat.restore(vault, id, onEvent, { relayOnly: relayOnly.checked }));
+      const chat = started(await Chat.restore(vault, id, onEvent, { relayOnly: relayOnly.checked, contacts }));
+      show("save-form", chat.protocol === "v2" && chat.contacts != null);
       await chat.reconnect();
     }));
     const forget = document.createElement("button");
@@ -329,6 +337,41 @@ async function listKept() {
   }
   if (!list.children.length) list.textContent = "No chat is kept.";
 }
+
+/**
+ * Shows an ended chat's kept messages, read only.
+ * @param {Vault} opened @param {string} id
+ */
+async function readEnded(opened, id) {
+  const { name, lifetime, history } = await Chat.readEnded(opened, id);
+  $("messages").replaceChildren();
+  onEvent({ type: "peer", name: name || "your peer" });
+  onEvent({ type: "lifetime", lifetime });
+  for (const entry of history) {
+    onEvent({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing, at: entry.at });
+    if (entry.outgoing && entry.delivered) onEvent({ type: "delivered", seq: entry.seq });
+  }
+  for (const control of ["send-form", "file-form", "lifetime-form", "save-form", "leave", "rename", "v1-warning"]) show(control, false);
+  $("safety-number").textContent = "(ended)";
+  $("path").textContent = "none: the chat ended";
+  show("start", false);
+  show("kept", false);
+  show("chat", true);
+  $("status").textContent = "This chat ended: your peer left. Its messages stay on this device until you forget it (Back, then Forget).";
+  show("back", true);
+}
+
+/** From an ended chat back to the start and the kept list. */
+$("back").addEventListener("click", () => run(async () => {
+  show("chat", false);
+  show("back", false);
+  for (const control of ["send-form", "file-form", "lifetime-form", "leave", "rename"]) show(control, true);
+  $("messages").replaceChildren();
+  $("status").textContent = "";
+  show("start", true);
+  show("kept", true);
+  await listKept();
+}));
 
 /**
  * A call chat for `contact`: kept (calls need the vault), our identity key as the
@@ -391,7 +434,10 @@ async function listContacts() {
         if (current) return;
         const chat = started(callChat(contact, onEvent));
         calling(`Calling ${contact.name}… They answer with Call (or a page or inviso listen waiting for calls).`);
-        await chat.call();
+        // Stopped meanwhile: the search ends there, quietly.
+        await chat.call().catch((error) => {
+          if (!chat.closed) throw error;
+        });
       }),
       button("Rename", "rename", async () => {
         const renamed = prompt(`New name for ${contact.name}`, contact.name);
@@ -516,6 +562,11 @@ $("lifetime-form").addEventListener("submit", (event) => {
     (await chat()).proposeLifetime(lifetime);
     $("status").textContent = `proposed: messages disappear after ${LIFETIME_NAMES[lifetime]}; waiting for your peer`;
   });
+});
+$("rename").addEventListener("click", () => {
+  if (!current) return;
+  const name = prompt("Your name for this chat (on this device only; empty: the name your peer chose)", current.shownName());
+  if (name !== null) current.rename(name);
 });
 $("accept-lifetime").addEventListener("click", () => current?.acceptLifetime());
 $("reject-lifetime").addEventListener("click", () => {

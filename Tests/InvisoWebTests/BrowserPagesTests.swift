@@ -80,6 +80,46 @@ struct BrowserPagesTests {
         }
     }
 
+    @Test("the server restarts under a chat: both pages reconnect on their own, and what was sent meanwhile arrives")
+    func serverRestart() async throws {
+        let (server, url, root) = try await BrowserChatTests.startServer()
+        var current = server
+        defer {
+            current.kill()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let browser = try await Chromium.launch()
+        do {
+            let alice = try await browser.openApp(url + "/?relay")
+            let bob = try await browser.openApp(url + "/?relay")
+            _ = try await Self.pair(alice, bob)
+            server.kill()
+            _ = await server.waitForExit(timeout: 10)
+            let status = "document.getElementById('status').textContent"
+            let down = "disconnected from the server: reconnecting…"
+            #expect(try await Self.waitFor(alice, status, down) == down)
+            try await Self.type(alice, "message-input", "sent while the server was down")
+            try await Self.click(alice, "send")
+            // The same port and data folder: the room is still there (SQLite).
+            let port = try #require(URL(string: url)?.port)
+            let again = try ChildProcess(
+                try InvisoExecutable.locate(), ["serve"],
+                environment: ["INVISO_PORT": String(port), "INVISO_DATA": root.appendingPathComponent("server").path, "INVISO_HOST": "127.0.0.1"])
+            current = again
+            _ = try #require(await again.waitForEvent(timeout: 60) { $0["event"] as? String == "listening" }, "\(again.transcript)")
+            #expect(try await Self.waitFor(bob, Self.incoming, "sent while the server was down") == "sent while the server was down")
+            try await Self.type(bob, "message-input", "back")
+            try await Self.click(bob, "send")
+            #expect(try await Self.waitFor(alice, Self.incoming, "first|back") == "first|back")
+            let delivered = "String(document.querySelectorAll('#messages li.out.delivered').length)"
+            #expect(try await Self.waitFor(alice, delivered, "1") == "1")
+        } catch {
+            await browser.close()
+            throw error
+        }
+        await browser.close()
+    }
+
     /// Presses `key` in `page` as a keyboard would (DevTools `Input.dispatchKeyEvent`).
     static func press(_ page: DevToolsPage, _ key: String) async throws {
         let code: Int = key == "Tab" ? 9 : 13

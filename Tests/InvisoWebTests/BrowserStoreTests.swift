@@ -23,6 +23,10 @@ struct BrowserStoreTests {
             try await BrowserWebRTCTests.send(alice, "before reload")
             let delivered = "String(document.querySelectorAll('#messages li.out.delivered').length)"
             #expect(try await BrowserPagesTests.waitFor(alice, delivered, "1") == "1")
+            // Renamed on this device: kept with the chat.
+            _ = try await alice.evaluate("window.prompt = () => 'Robert'")
+            try await BrowserPagesTests.click(alice, "rename")
+            #expect(try await BrowserPagesTests.waitFor(alice, "document.getElementById('peer-name').textContent", "Robert") == "Robert")
 
             // The store holds sealed bytes only.
             let plaintextFound = try await alice.evaluate("""
@@ -45,9 +49,14 @@ struct BrowserStoreTests {
             try await BrowserPagesTests.click(alice, "unlock")
             let buttons = "String(document.querySelectorAll('#kept-list button[id^=resume-]').length)"
             #expect(try await BrowserPagesTests.waitFor(alice, buttons, "1") == "1")
+            let label = try await BrowserChatTests.waitForText(alice, "document.querySelector('#kept-list li span')?.textContent ?? ''")
+            #expect(label.hasPrefix("Chat with Robert,"), "\(label)")
             _ = try await alice.evaluate("document.querySelector('#kept-list button[id^=resume-]').click()")
 
             #expect(try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent") == number)
+            #expect(try await alice.evaluate("document.getElementById('peer-name').textContent") as? String == "Robert")
+            // A resumed v2 chat is still verified: its peer can be saved as a contact.
+            #expect(try await alice.evaluate("document.getElementById('save-form').hidden") as? Bool == false)
             #expect(
                 try await BrowserPagesTests.waitFor(alice, BrowserPagesTests.incoming, "first|while you were away")
                     == "first|while you were away")
@@ -101,6 +110,49 @@ struct BrowserStoreTests {
             #expect(try await BrowserPagesTests.waitFor(alice, BrowserPagesTests.incoming, "one|four") == "one|four")
             #expect(try await alice.evaluate("invisoChat.v1.sendCounter") as? Int == 2)
             #expect(try await alice.evaluate("invisoChat.v1.highest") as? Int == 1)
+        }
+    }
+
+    @Test("a peer that leaves ends a kept chat: its keys are dropped, its messages stay readable until forgotten")
+    func endedChatStaysReadable() async throws {
+        try await BrowserChatTests.withServerAndBrowser { url, _, browser in
+            let alice = try await browser.openApp(url + "/?relay")
+            let bob = try await browser.openApp(url + "/?relay")
+            _ = try await alice.evaluate("document.getElementById('keep').click()")
+            try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)
+            _ = try await BrowserPagesTests.pair(alice, bob)
+            try await BrowserWebRTCTests.send(alice, "hi")
+            try await BrowserWebRTCTests.send(bob, "hello")
+            #expect(try await BrowserPagesTests.waitFor(alice, BrowserPagesTests.incoming, "first|hello") == "first|hello")
+            _ = try await bob.evaluate("window.confirm = () => true")
+            try await BrowserPagesTests.click(bob, "leave")
+            let status = "document.getElementById('status').textContent"
+            #expect(try await BrowserPagesTests.waitFor(alice, status, "your peer left the chat") == "your peer left the chat")
+
+            _ = try await alice.evaluate("location.reload()")
+            #expect(try await BrowserPagesTests.waitFor(alice, "String(document.getElementById('kept')?.hidden)", "false") == "false")
+            try await BrowserPagesTests.type(alice, "unlock-input", Self.passphrase)
+            try await BrowserPagesTests.click(alice, "unlock")
+            let label = try await BrowserChatTests.waitForText(alice, "document.querySelector('#kept-list li span')?.textContent ?? ''")
+            #expect(label.contains(", ended ") && label.hasSuffix("your peer left"), "\(label)")
+            // The kept copy holds no key, counter, room or device any more.
+            let kept = try await alice.evaluate("""
+                import('/web/js/store/vault.js').then(async (v) => { const vault = await v.Vault.open(\(BrowserChatTests.jsString(Self.passphrase)));
+                  const [id] = await vault.ids(); const stored = await vault.get(id);
+                  return [stored.ended, 'session' in stored, 'v1' in stored, 'roomID' in stored, 'deviceID' in stored, 'outbox' in stored].join(','); })
+                """) as? String
+            #expect(kept == "true,false,false,false,false,false")
+            _ = try await alice.evaluate("document.querySelector('#kept-list button[id^=resume-]').click()")
+            #expect(try await BrowserPagesTests.waitFor(alice, BrowserPagesTests.incoming, "first|hello") == "first|hello")
+            #expect(try await alice.evaluate(Self.outgoing) as? String == "hi")
+            #expect(try await alice.evaluate("document.getElementById('send-form').hidden") as? Bool == true)
+            // Back, then Forget: gone.
+            try await BrowserPagesTests.click(alice, "back")
+            _ = try await alice.evaluate("window.confirm = () => true")
+            let forget = "document.querySelector('#kept-list button[aria-label^=Forget]')"
+            #expect(try await BrowserChatTests.waitForText(alice, "\(forget) ? 'shown' : ''") == "shown")
+            _ = try await alice.evaluate("\(forget).click()")
+            #expect(try await BrowserPagesTests.waitFor(alice, "document.getElementById('kept-list').textContent", "No chat is kept.") == "No chat is kept.")
         }
     }
 }

@@ -67,6 +67,27 @@ export const HISTORY_LIMIT = 500;
  */
 export const LIFETIMES = { ephemeral: 0, "1h": 3600e3, "6h": 6 * 3600e3, "1d": 86400e3, "7d": 7 * 86400e3, "30d": 30 * 86400e3 };
 
+/**
+ * Holds the Web Locks lock of kept chat `id` until the returned function is called; throws
+ * when another tab or window of this origin holds it (the same chat run twice would seal
+ * two frames under one key and nonce).
+ * @param {string} id
+ * @returns {Promise<() => void>}
+ */
+async function holdLock(id) {
+  const locks = globalThis.navigator?.locks;
+  if (!locks) return () => {};
+  return new Promise((resolve, reject) => {
+    locks.request(`inviso-chat-${id}`, { ifAvailable: true }, (lock) => {
+      if (!lock) {
+        reject(new Error("this chat is open in another tab or window: close it there first"));
+        return undefined;
+      }
+      return new Promise((release) => resolve(() => release(undefined)));
+    }).catch(reject);
+  });
+}
+
 /** A refusal of the server's REST API, with its error code (`not_found_or_expired`, `code_taken`, …). */
 export class RoomError extends Error {
   /** @param {string} code @param {string} message */
@@ -97,6 +118,13 @@ export class Chat {
      */
     this.peerContact = null;
     /**
+     * Our nonce of this chat's `contact` message, once sent.
+     * @type {Uint8Array | null}
+     */
+    this.ourNonce = null;
+    /** Our name for the peer once the contact is saved in this chat. */
+    this.savedName = "";
+    /**
      * "v2" (invites with words), or "v1": the iOS app's protocol, for a bare six-digit
      * code, or when the creator's peer answers with a `key_exchange` (docs/protocol.md,
      * "v1 in the chat engine"). v1 is unauthenticated and has no acks.
@@ -120,7 +148,10 @@ export class Chat {
     this.v1Waiting = [];
     /** The chat's id in the vault. */
     this.id = toHex(random(8));
+    /** The name the peer chose (its `profile`). */
     this.peerName = "";
+    /** Our own name for the peer (rename, or the contact's name in a call): shown before theirs. */
+    this.localName = "";
     /** @type {{ seq: number, text: string, outgoing: boolean, delivered: boolean, at: number }[]} */
     this.history = [];
     /** The agreed lifetime (the CLI's default until both agree on another). */
@@ -131,10 +162,31 @@ export class Chat {
     this.peerProposal = null;
     /** @type {PeerLink | null} */
     this.link = null;
-    /** The last ICE servers the server gave, and when. @type {{ servers: RTCIceServer[], at: number } | null} */
+    /**
+     * The last ICE servers the server gave, and when.
+     * @type {{ servers: RTCIceServer[], at: number } | null}
+     */
     this.ice = null;
-    /** A DataChannel offer on its way (`openLinkSoon`). @type {Promise<void> | null} */
+    /**
+     * A DataChannel offer on its way (`openLinkSoon`).
+     * @type {Promise<void> | null}
+     */
     this.opening = null;
+    /** Closed (left, stopped, ended): nothing opens again. */
+    this.closed = false;
+    /** The invite's code while the creator waits for its peer. */
+    this.joinCode = "";
+    /** Reconnections tried since the socket was last open. */
+    this.reconnects = 0;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.reconnectTimer = undefined;
+    /** Whether the vault holds this chat (it was written at least once). */
+    this.persisted = false;
+    /**
+     * Lets go of this chat's lock (held while a kept chat runs in this tab).
+     * @type {(() => void) | null}
+     */
+    this.release = null;
     /** Frames sent and arrived on each path (the page shows the path; tests read these). */
     this.sent = { relay: 0, direct: 0 };
     this.arrived = { relay: 0, direct: 0 };
@@ -197,6 +249,7 @@ export class Chat {
    * @throws {RoomError} `code_taken` when `joinCode` is live already
    */
   async createRoom(joinCode) {
+    if (this.closed) throw new Error("the chat was closed");
     const response = await fetch("/api/rooms", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -213,6 +266,7 @@ export class Chat {
    * @param {string} joinCode
    */
   async watch(joinCode) {
+    this.joinCode = joinCode;
     await this.connect();
     this.send({ type: "watch_code", joinid: joinCode, client1: this.deviceID });
     this.emit({ type: "status", text: this.contact ? `calling ${this.contact.name}…` : "waiting for your peer to join" });
@@ -223,6 +277,7 @@ export class Chat {
    * @throws {RoomError} `not_found_or_expired`, `already_accepted`, …
    */
   async join(invite) {
+    if (this.closed) throw new Error("the chat was closed");
     this.words = invite.words;
     if (invite.words.length === 0) this.protocol = "v1";
     const response = await fetch("/api/rooms/accept", {
@@ -272,13 +327,28 @@ export class Chat {
   }
 
   /**
-   * Shows the peer under the contact's name (until they send their own).
+   * Shows the peer under the contact's name (our name for them).
    * @param {string} name
    */
   named(name) {
-    if (this.peerName) return;
-    this.peerName = name;
-    this.emit({ type: "peer", name });
+    this.localName = name;
+    this.emit({ type: "peer", name: this.shownName() });
+  }
+
+  /** The peer's name as shown: ours for them, else theirs, else none. */
+  shownName() {
+    return this.localName || this.peerName;
+  }
+
+  /**
+   * Renames the chat on this device (the CLI's `/rename`): our name for the peer, shown
+   * instead of the one they chose; empty goes back to theirs. Kept with the chat.
+   * @param {string} name
+   */
+  rename(name) {
+    this.localName = name.trim().slice(0, 64);
+    this.emit({ type: "peer", name: this.shownName() || "your peer" });
+    this.serial(() => this.persist());
   }
 
   /**
@@ -292,17 +362,22 @@ export class Chat {
     this.named(contact.name);
     for (let slot = first; slot < CALL_SLOTS; slot++) {
       const invite = await callInvite(contact.secret, window, slot);
-      try {
-        await this.createRoom(invite.joinCode);
-      } catch (error) {
-        if (!(error instanceof RoomError) || error.code !== "code_taken") throw error;
-        // Taken: the contact's room waiting for us, or an earlier call's (then the next slot).
-        if (await this.tryJoin(invite) === "joined") return;
-        continue;
+      // Taken: the contact's room waiting for us (joined), or an earlier call's (the next
+      // slot); gone meanwhile (the contact stopped): this slot again, so no gap is left.
+      for (let tries = 0; tries < 3; tries++) {
+        try {
+          await this.createRoom(invite.joinCode);
+        } catch (error) {
+          if (!(error instanceof RoomError) || error.code !== "code_taken") throw error;
+          const door = await this.tryJoin(invite);
+          if (door === "joined") return;
+          if (door === "used") break;
+          continue;
+        }
+        this.words = invite.words;
+        await this.watch(invite.joinCode);
+        return;
       }
-      this.words = invite.words;
-      await this.watch(invite.joinCode);
-      return;
     }
     throw new Error("every call of this window is used: try again in five minutes");
   }
@@ -325,6 +400,7 @@ export class Chat {
 
   /** Opens the signaling WebSocket (the relay path) to this page's server. */
   connect() {
+    if (this.closed) return Promise.reject(new Error("the chat was closed"));
     return new Promise((resolve, reject) => {
       const scheme = location.protocol === "https:" ? "wss:" : "ws:";
       const socket = new WebSocket(`${scheme}//${location.host}/`);
@@ -332,7 +408,11 @@ export class Chat {
       this.socket = socket;
       socket.onopen = () => resolve(undefined);
       socket.onerror = () => reject(new Error("the server cannot be reached"));
-      socket.onclose = () => this.emit({ type: "status", text: "disconnected from the server" });
+      socket.onclose = () => {
+        if (this.socket !== socket || this.closed) return;
+        this.emit({ type: "status", text: "disconnected from the server: reconnecting…" });
+        this.reconnectLater();
+      };
       socket.onmessage = (event) => {
         if (typeof event.data !== "string") {
           this.arrived.relay += 1;
@@ -345,6 +425,29 @@ export class Chat {
       clearInterval(this.pingTimer);
       this.pingTimer = setInterval(() => this.send({ type: "ping" }), 25000);
     });
+  }
+
+  /**
+   * The relay's socket closed under us (a server restart, a network change): connects
+   * again after 1, 2, 4 … 15 s and goes back into the room with the same device ID (or
+   * back to watching the invite's code), as the CLI does. The peer then resends what we
+   * had not acknowledged, and so do we.
+   */
+  reconnectLater() {
+    clearTimeout(this.reconnectTimer);
+    const delay = Math.min(15000, 1000 * 2 ** Math.min(this.reconnects, 4));
+    this.reconnects += 1;
+    this.reconnectTimer = setTimeout(async () => {
+      if (this.closed) return;
+      try {
+        await this.connect();
+      } catch {
+        return; // its close event tries again
+      }
+      this.reconnects = 0;
+      if (this.roomID) this.send({ type: "join_room", roomId: this.roomID, deviceId: this.deviceID });
+      else if (this.role === "creator" && this.joinCode) this.send({ type: "watch_code", joinid: this.joinCode, client1: this.deviceID });
+    }, delay);
   }
 
   /**
@@ -394,13 +497,13 @@ export class Chat {
   }
 
   /**
-   * The creator offers a DataChannel as soon as its peer is in the room, while the pairing
-   * runs on the relay (the channel carries only sealed frames, so it needs no trust of
-   * its own: ICE and DTLS then overlap the pairing). Relay only: only through the
+   * The creator offers a DataChannel once the session is up: only then, because the offer
+   * and its candidates tell the device's addresses, which must go to the authenticated
+   * peer alone (not to whoever entered the room: a code guesser, or the server). Relay only: only through the
    * server's TURN relay, and not at all when it has none.
    */
   async openLink() {
-    if (this.role !== "creator" || (this.protocol === "v1" && !this.v1)) return;
+    if (this.closed || this.role !== "creator" || !(this.session || this.v1)) return;
     const servers = await this.iceServers();
     if (this.relayOnly && servers.length === 0) return;
     this.link?.close();
@@ -480,7 +583,7 @@ export class Chat {
     const common = {
       version: 1, id: this.id, deviceID: this.deviceID, roomID: this.roomID, role: this.role,
       nextSeq: this.nextSeq, outbox: [...this.outbox.entries()], delivered: this.delivered, peerAck: this.peerAck,
-      peerName: this.peerName, history: this.history, lifetime: this.lifetime, savedAt: Date.now(),
+      peerName: this.peerName, localName: this.localName, history: this.history, lifetime: this.lifetime, savedAt: Date.now(),
     };
     if (this.protocol === "v1") {
       return {
@@ -498,7 +601,11 @@ export class Chat {
    */
   async persist() {
     if (!this.vault) return;
-    if (this.protocol === "v2" ? this.session : this.v1 && this.v1PeerKey) await this.vault.put(this.id, this.snapshot());
+    if (!(this.protocol === "v2" ? this.session : this.v1 && this.v1PeerKey)) return;
+    // Kept: no other tab may run this chat (two would seal under the same keys).
+    this.release ??= await holdLock(this.id);
+    await this.vault.put(this.id, this.snapshot());
+    this.persisted = true;
   }
 
   // MARK: v1
@@ -610,12 +717,16 @@ export class Chat {
    */
   static async restore(vault, id, emit, options = {}) {
     const stored = await vault.get(id);
+    if (stored?.ended === true) throw new Error("this chat ended: your peer left it");
+    const release = await holdLock(id);
     if (!stored || stored.version !== 1 || typeof stored.roomID !== "string" || typeof stored.deviceID !== "string"
       || (stored.role !== "creator" && stored.role !== "joiner") || !Number.isSafeInteger(stored.nextSeq)
       || !Number.isSafeInteger(stored.delivered) || !Array.isArray(stored.outbox) || !Array.isArray(stored.history)) {
       throw new Error("this kept chat is damaged");
     }
     const chat = new Chat(emit, { ...options, vault });
+    chat.release = release;
+    chat.persisted = true;
     chat.id = id;
     chat.deviceID = stored.deviceID;
     chat.roomID = stored.roomID;
@@ -647,12 +758,13 @@ export class Chat {
     for (const [seq, payload] of stored.outbox) {
       if (Number.isSafeInteger(seq) && payload instanceof Uint8Array) chat.outbox.set(seq, payload);
     }
-    chat.peerName = typeof stored.peerName === "string" ? stored.peerName : "";
+    chat.peerName = typeof stored.peerName === "string" ? stored.peerName.slice(0, 64) : "";
+    chat.localName = typeof stored.localName === "string" ? stored.localName.slice(0, 64) : "";
     if (typeof stored.lifetime === "string" && stored.lifetime in LIFETIMES) chat.lifetime = stored.lifetime;
     chat.history = stored.history.filter((/** @type {any} */ entry) =>
       entry && Number.isSafeInteger(entry.seq) && typeof entry.text === "string").slice(-HISTORY_LIMIT);
     emit({ type: "secured", safetyNumber: safety, protocol: chat.protocol, verifiedByUser: chat.verifiedByUser });
-    if (chat.peerName) emit({ type: "peer", name: chat.peerName });
+    if (chat.shownName()) emit({ type: "peer", name: chat.shownName() });
     chat.expire(Date.now());
     emit({ type: "lifetime", lifetime: chat.lifetime });
     for (const entry of chat.history) {
@@ -747,6 +859,37 @@ export class Chat {
     this.emit({ type: "status", text: "you left the chat: nothing of it is kept" });
   }
 
+  /**
+   * The peer left: the kept copy loses every key and counter (it can never be resumed) and
+   * keeps the messages, readable until the user forgets it or their lifetime passes.
+   */
+  async end() {
+    if (!this.vault || !this.persisted) return;
+    await this.vault.put(this.id, {
+      version: 1, id: this.id, ended: true, protocol: this.protocol, peerName: this.peerName, localName: this.localName,
+      history: this.history, lifetime: this.lifetime, savedAt: Date.now(),
+    });
+    this.vault = null;
+  }
+
+  /**
+   * An ended chat's kept messages (`end`), those older than its lifetime dropped (also
+   * from the vault).
+   * @param {import("../store/vault.js").Vault} vault @param {string} id @param {number} [now] ms since 1970
+   * @returns {Promise<{ name: string, lifetime: string, history: { seq: number, text: string, outgoing: boolean, delivered: boolean, at: number }[] }>}
+   */
+  static async readEnded(vault, id, now = Date.now()) {
+    const stored = await vault.get(id);
+    if (!stored || stored.ended !== true || !Array.isArray(stored.history)) throw new Error("this kept chat is damaged");
+    const lifetime = typeof stored.lifetime === "string" && stored.lifetime in LIFETIMES ? stored.lifetime : "30d";
+    const keep = LIFETIMES[lifetime];
+    const history = stored.history.filter((/** @type {any} */ entry) => entry && Number.isSafeInteger(entry.seq)
+      && typeof entry.text === "string" && Number.isFinite(entry.at) && now - entry.at < keep);
+    if (history.length !== stored.history.length) await vault.put(id, { ...stored, history });
+    const name = [stored.localName, stored.peerName].find((item) => typeof item === "string" && item) ?? "";
+    return { name: String(name).slice(0, 64), lifetime, history };
+  }
+
   /** Forgets the kept copy (the chat itself goes on until the page closes). */
   async forget() {
     if (this.vault) await this.vault.delete(this.id);
@@ -755,6 +898,9 @@ export class Chat {
 
   /** Ends the chat's connections (the page is closing or the chat is left). */
   close() {
+    this.closed = true;
+    this.release?.();
+    this.release = null;
     this.link?.close();
     if (this.socket) {
       // Closed on purpose: no "disconnected" to report, nothing more to read.
@@ -765,6 +911,7 @@ export class Chat {
     clearInterval(this.resendTimer);
     clearInterval(this.fileTimer);
     clearInterval(this.pingTimer);
+    clearTimeout(this.reconnectTimer);
   }
 
   /** @param {string | ArrayBuffer} data */
@@ -787,10 +934,7 @@ export class Chat {
             for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
             if (!this.link?.isOpen) this.openLinkSoon();
           }
-        } else if (!this.pairing && !this.session) {
-          this.openLinkSoon();
-          await this.startPairing();
-        }
+        } else if (!this.pairing && !this.session) await this.startPairing();
         else if (this.session) {
           this.resendAll();
           this.files.resync();
@@ -823,8 +967,9 @@ export class Chat {
         this.link?.signaled(message);
         break;
       case "peer_left":
-        // The chat is over: nothing of it is kept, nothing more is sent.
-        await this.forget();
+        // The chat is over: its keys are dropped and nothing more is sent. Its messages
+        // stay (a server could send this without cause: it can end a chat, not erase it).
+        await this.end();
         this.close();
         this.emit({ type: "status", text: "your peer left the chat" });
         break;
@@ -945,7 +1090,9 @@ export class Chat {
         const object = JSON.parse(text);
         if (object.type === "profile" && typeof object.name === "string") {
           this.peerName = object.name.slice(0, 64);
-          this.emit({ type: "peer", name: this.peerName });
+          this.emit({ type: "peer", name: this.shownName() });
+          // Kept: a reload shows the name they chose.
+          this.serial(() => this.persist());
           return;
         }
         if (typeof object.type === "string" && object.type.startsWith("file_")) {
@@ -979,18 +1126,20 @@ export class Chat {
   async saveContact(name) {
     const trimmed = name.trim();
     if (!this.contacts) throw new Error("only a kept chat can save contacts (tick \"Keep\" and choose a passphrase)");
-    if (this.protocol !== "v2" || !this.session || this.words.length !== 3) {
-      throw new Error("only a verified chat (an invite with words) can be saved as a contact");
-    }
+    // Every v2 session paired with an invite's words (or a call's): verified.
+    if (this.protocol !== "v2" || !this.session) throw new Error("only a verified chat (an invite with words) can be saved as a contact");
     if (trimmed.length === 0 || trimmed.length > 64) throw new Error("a contact's name has 1 to 64 characters");
     const taken = await this.contacts.named(trimmed);
     if (taken && !(this.peerContact && constantTimeEqual(taken.identity, this.peerContact.identity))) {
       throw new Error(`there is already a contact called ${trimmed}`);
     }
-    const nonce = random(32);
-    this.sendControl({ type: "contact", identity: toHex(await this.contacts.identityPublic()), nonce: toHex(nonce) });
-    if (this.peerContact) return this.completeSave(trimmed, nonce);
-    this.pendingSave = { name: trimmed, nonce };
+    // One nonce per chat: saving again (another name) must not give the sides different secrets.
+    if (!this.ourNonce) {
+      this.ourNonce = random(32);
+      this.sendControl({ type: "contact", identity: toHex(await this.contacts.identityPublic()), nonce: toHex(this.ourNonce) });
+    }
+    if (this.peerContact) return this.completeSave(trimmed, this.ourNonce);
+    this.pendingSave = { name: trimmed, nonce: this.ourNonce };
     this.emit({ type: "contact_pending", name: trimmed });
   }
 
@@ -1000,9 +1149,11 @@ export class Chat {
    */
   async receivedContact(message) {
     const offer = parseContactOffer(message);
-    if (!offer || this.words.length !== 3) return; // malformed, or a chat that cannot save contacts
+    if (!offer || this.protocol !== "v2" || !this.session) return; // malformed, or a chat that cannot save contacts
     this.peerContact = offer;
     if (this.pendingSave) return this.completeSave(this.pendingSave.name, this.pendingSave.nonce);
+    // Saved already, and the peer saved again with another nonce: the secret follows.
+    if (this.savedName && this.ourNonce) return this.completeSave(this.savedName, this.ourNonce);
     this.emit({ type: "contact_offered" });
   }
 
@@ -1014,12 +1165,15 @@ export class Chat {
     const secret = await contactSecret({
       ourIdentity: await this.contacts.identityPublic(), ourNonce, theirIdentity: peer.identity, theirNonce: peer.nonce,
     });
+    // Saved before (from an earlier chat, or in this one): its id and "verified" stay.
+    const existing = (await this.contacts.all()).find((contact) => constantTimeEqual(contact.identity, peer.identity));
     try {
-      await this.contacts.save({ name, identity: peer.identity, secret, verified: false, savedAt: Date.now() });
+      await this.contacts.save({ id: existing?.id, name, identity: peer.identity, secret, verified: existing?.verified === true, savedAt: Date.now() });
     } catch (error) {
       this.emit({ type: "error", text: `the contact was not saved: ${/** @type {Error} */ (error).message}` });
       return;
     }
+    this.savedName = name;
     this.emit({ type: "contact_saved", name, fingerprint: fingerprint(peer.identity) });
   }
 

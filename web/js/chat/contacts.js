@@ -117,18 +117,27 @@ export class ContactBook {
   /** @param {import("../store/vault.js").Vault} vault */
   constructor(vault) {
     this.vault = vault;
+    /** @type {Promise<Uint8Array> | undefined} */
+    this.made = undefined;
   }
 
   /**
    * This browser's identity private key, made on first use (the same for every contact).
    * @returns {Promise<Uint8Array>}
    */
-  async identity() {
-    const stored = await this.vault.get("self", "identity");
-    if (stored?.privateKey instanceof Uint8Array && stored.privateKey.length === 32) return stored.privateKey;
-    const privateKey = globalThis.crypto.getRandomValues(new Uint8Array(32));
-    await this.vault.put("self", { version: 1, privateKey }, "identity");
-    return privateKey;
+  identity() {
+    // One promise: two callers at once must not make two keys.
+    this.made ??= (async () => {
+      const stored = await this.vault.get("self", "identity");
+      if (stored?.privateKey instanceof Uint8Array && stored.privateKey.length === 32) return stored.privateKey;
+      const privateKey = globalThis.crypto.getRandomValues(new Uint8Array(32));
+      await this.vault.put("self", { version: 1, privateKey }, "identity");
+      return privateKey;
+    })();
+    this.made.catch(() => {
+      this.made = undefined;
+    });
+    return this.made;
   }
 
   /** @returns {Promise<Uint8Array>} */

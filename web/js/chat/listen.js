@@ -65,6 +65,8 @@ export class Listener {
 
   /** @param {Chat} chat @param {import("./contacts.js").Contact} contact @param {import("./chat.js").ChatEvent[]} events */
   pick(chat, contact, events) {
+    // A room of the last window, being left: not a call any more.
+    if (this.picked || !this.waiting.includes(chat)) return;
     this.picked = chat;
     this.waiting = this.waiting.filter((item) => item !== chat);
     this.stop();
