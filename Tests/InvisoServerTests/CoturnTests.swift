@@ -1,5 +1,6 @@
 import Foundation
 import InvisoServer
+import InvisoTesting
 import InvisoWire
 import Testing
 
@@ -223,30 +224,11 @@ final class CoturnServer {
         guard let relays = FreePorts.udpRange(count: 16) else {
             throw CoturnTestError("no free range of UDP relay ports on 127.0.0.1")
         }
-        let logURL = directory.appendingPathComponent("turnserver.log")
+        let logURL = CoturnConfiguration.logURL(in: directory)
         let configURL = directory.appendingPathComponent("turnserver.conf")
-        let config = """
-            listening-ip=127.0.0.1
-            relay-ip=127.0.0.1
-            listening-port=\(port)
-            min-port=\(relays.lowerBound)
-            max-port=\(relays.upperBound)
-            use-auth-secret
-            static-auth-secret=\(secret)
-            realm=inviso.test
-            allow-loopback-peers
-            no-tls
-            no-dtls
-            no-cli
-            no-rfc5780
-            verbose
-            log-file=\(logURL.path)
-            simple-log
-            no-stdout-log
-            pidfile=\(directory.appendingPathComponent("turnserver.pid").path)
-            userdb=\(directory.appendingPathComponent("turndb").path)
-
-            """
+        let config = CoturnConfiguration.text(
+            host: "127.0.0.1", port: Int(port), relays: Int(relays.lowerBound)...Int(relays.upperBound), secret: secret,
+            directory: directory, loopbackPeers: true)
         try Data(config.utf8).write(to: configURL)
 
         let outputURL = directory.appendingPathComponent("turnserver.out")

@@ -98,9 +98,18 @@ struct BrowserContactsTests {
         deinit { for process in processes { process.kill() } }
     }
 
-    /// The page ("Ada", keeping its chats) invites, the CLI ("Grace") joins; both save each
-    /// other; the CLI exits. Returns the page's identity fingerprint as the CLI saved it.
-    static func pairAndSave(_ page: DevToolsPage, _ cli: CLI) async throws -> String {
+    /// A page of `app` ("Ada", keeping its chats) invites, the CLI ("Grace") joins; both
+    /// save each other; the CLI exits. Returns a fresh page of `app` (a reload), unlocked.
+    static func pairSaveAndReload(_ browser: Chromium, _ app: String, _ cli: CLI) async throws -> DevToolsPage {
+        try await pairAndSave(try await browser.openApp(app), cli)
+        let page = try await browser.openApp(app)
+        try await Self.unlock(page)
+        return page
+    }
+
+    /// `page` ("Ada", keeping its chats) invites, the CLI ("Grace") joins; both save each
+    /// other; the CLI exits.
+    static func pairAndSave(_ page: DevToolsPage, _ cli: CLI) async throws {
         _ = try await page.evaluate("document.getElementById('keep').click()")
         try await BrowserPagesTests.type(page, "passphrase-input", Self.passphrase)
         try await BrowserPagesTests.type(page, "name-input", "Ada")
@@ -124,7 +133,6 @@ struct BrowserContactsTests {
         #expect(said.contains("(") && !said.contains(pageKey), "the page shows the CLI's fingerprint, not its own: \(said)")
         joiner.closeInput()
         #expect(await joiner.waitForExit(timeout: 60) == 0, "\(joiner.transcript)")
-        return pageKey
     }
 
     @Test("a page and the CLI save each other, then call each other without a code; a second call in the window takes the next slot; a wrong pinned key ends the call")
@@ -132,12 +140,8 @@ struct BrowserContactsTests {
         try await BrowserChatTests.withServerAndBrowser { url, root, browser in
             let cli = try CLI(url: url, root: root)
             let app = url + "/?relay"
-            var page = try await browser.openApp(app)
-            _ = try await Self.pairAndSave(page, cli)
-
             // Later (a reload): the page calls Grace, the CLI calls Ada; no code typed.
-            page = try await browser.openApp(app)
-            try await Self.unlock(page)
+            var page = try await Self.pairSaveAndReload(browser, app, cli)
             let listed = try await BrowserChatTests.waitForText(
                 page, "[...document.querySelectorAll('#contacts-list li .name')].map(e => e.textContent).join('|')")
             #expect(listed == "Grace")
@@ -179,10 +183,7 @@ struct BrowserContactsTests {
         try await BrowserChatTests.withServerAndBrowser { url, root, browser in
             let cli = try CLI(url: url, root: root)
             let app = url + "/?relay"
-            var page = try await browser.openApp(app)
-            _ = try await Self.pairAndSave(page, cli)
-            page = try await browser.openApp(app)
-            try await Self.unlock(page)
+            let page = try await Self.pairSaveAndReload(browser, app, cli)
             try await BrowserPagesTests.click(page, "listen")
             // Its room is open once it says it waits: the CLI then joins at once.
             let text = "document.getElementById('calling-text').textContent"

@@ -10,14 +10,20 @@ struct BrowserStoreTests {
     static let outgoing = "[...document.querySelectorAll('#messages li.out')].map(li => li.textContent).join('|')"
     static let passphrase = "correct horse battery staple"
 
+    /// Two pages of `url` (relay only); Alice keeps her chats under ``passphrase``.
+    static func keptPages(_ browser: Chromium, _ url: String) async throws -> (DevToolsPage, DevToolsPage) {
+        let alice = try await browser.openApp(url + "/?relay")
+        let bob = try await browser.openApp(url + "/?relay")
+        _ = try await alice.evaluate("document.getElementById('keep').click()")
+        #expect(try await alice.evaluate("document.getElementById('passphrase-row').hidden") as? Bool == false)
+        try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)
+        return (alice, bob)
+    }
+
     @Test("keep, reload, unlock, resume: history back, nothing lost or shown twice; a wrong passphrase is refused")
     func reloadResumes() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
-            let alice = try await browser.openApp(url + "/?relay")
-            let bob = try await browser.openApp(url + "/?relay")
-            _ = try await alice.evaluate("document.getElementById('keep').click()")
-            #expect(try await alice.evaluate("document.getElementById('passphrase-row').hidden") as? Bool == false)
-            try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)
+            let (alice, bob) = try await Self.keptPages(browser, url)
             _ = try await BrowserPagesTests.pair(alice, bob)
             let number = try await BrowserChatTests.waitForText(alice, "document.getElementById('safety-number').textContent")
             try await BrowserWebRTCTests.send(alice, "before reload")
@@ -74,10 +80,7 @@ struct BrowserStoreTests {
     @Test("a kept v1 chat (six digits) resumes after a reload: counters continue both ways, its mark of verified stays")
     func v1Resumes() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
-            let alice = try await browser.openApp(url + "/?relay")
-            let bob = try await browser.openApp(url + "/?relay")
-            _ = try await alice.evaluate("document.getElementById('keep').click()")
-            try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)
+            let (alice, bob) = try await Self.keptPages(browser, url)
             try await BrowserPagesTests.click(alice, "create")
             let invite = try await BrowserChatTests.waitForText(alice, "document.getElementById('invite').textContent")
             // Six digits alone: v1, and the creator falls back to it.
@@ -116,10 +119,7 @@ struct BrowserStoreTests {
     @Test("a peer that leaves ends a kept chat: its keys are dropped, its messages stay readable until forgotten")
     func endedChatStaysReadable() async throws {
         try await BrowserChatTests.withServerAndBrowser { url, _, browser in
-            let alice = try await browser.openApp(url + "/?relay")
-            let bob = try await browser.openApp(url + "/?relay")
-            _ = try await alice.evaluate("document.getElementById('keep').click()")
-            try await BrowserPagesTests.type(alice, "passphrase-input", Self.passphrase)
+            let (alice, bob) = try await Self.keptPages(browser, url)
             _ = try await BrowserPagesTests.pair(alice, bob)
             try await BrowserWebRTCTests.send(alice, "hi")
             try await BrowserWebRTCTests.send(bob, "hello")

@@ -1,9 +1,9 @@
 import Foundation
+import InvisoTesting
 
 /// A coturn `turnserver` for the WebRTC tests, on the namespace link's outer address
-/// (``NetworkNamespace/outside``): REST-API credentials (`use-auth-secret`, the scheme
-/// `inviso serve --turn-secret` mints), UDP and TCP on one port, relays on sixteen UDP
-/// ports, no TLS, no CLI, its log in a file. Debian's `coturn` package.
+/// (``NetworkNamespace/outside``), configured by ``CoturnConfiguration`` with sixteen relay
+/// ports. Debian's `coturn` package.
 final class TURNRelay: Sendable {
     let secret: String
     let url: String
@@ -29,28 +29,9 @@ final class TURNRelay: Sendable {
         let port = Int.random(in: 20_000...25_999)
         let relays = Int.random(in: 26_000...31_900)
         let secret = UUID().uuidString
-        let logURL = directory.appendingPathComponent("turnserver.log")
-        let config = """
-            listening-ip=\(host)
-            relay-ip=\(host)
-            listening-port=\(port)
-            min-port=\(relays)
-            max-port=\(relays + 15)
-            use-auth-secret
-            static-auth-secret=\(secret)
-            realm=inviso.test
-            no-tls
-            no-dtls
-            no-cli
-            no-rfc5780
-            verbose
-            log-file=\(logURL.path)
-            simple-log
-            no-stdout-log
-            pidfile=\(directory.appendingPathComponent("turnserver.pid").path)
-            userdb=\(directory.appendingPathComponent("turndb").path)
-
-            """
+        let logURL = CoturnConfiguration.logURL(in: directory)
+        let config = CoturnConfiguration.text(
+            host: host, port: port, relays: relays...(relays + 15), secret: secret, directory: directory, loopbackPeers: false)
         let configURL = directory.appendingPathComponent("turnserver.conf")
         try Data(config.utf8).write(to: configURL)
         let process = Process()
