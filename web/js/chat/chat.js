@@ -163,8 +163,8 @@ export class Chat {
     /** @type {PeerLink | null} */
     this.link = null;
     /**
-     * The last ICE servers the server gave, and when.
-     * @type {{ servers: RTCIceServer[], at: number } | null}
+     * The last ICE servers the server gave (or is giving), and when they were asked for.
+     * @type {{ servers: Promise<RTCIceServer[]>, at: number } | null}
      */
     this.ice = null;
     /**
@@ -549,12 +549,10 @@ export class Chat {
    * ICE server at all: the page never asks a third party for its address.
    * @returns {Promise<RTCIceServer[]>}
    */
-  async iceServers() {
+  iceServers() {
     // Asked once a minute at most (an offer after a failure reuses them).
-    if (this.ice && performance.now() - this.ice.at < 60000) return this.ice.servers;
-    const servers = await this.fetchIceServers();
-    this.ice = { servers, at: performance.now() };
-    return servers;
+    if (!this.ice || performance.now() - this.ice.at >= 60000) this.ice = { servers: this.fetchIceServers(), at: performance.now() };
+    return this.ice.servers;
   }
 
   /** @returns {Promise<RTCIceServer[]>} */
@@ -928,6 +926,8 @@ export class Chat {
         break;
       case "room_ready":
         this.emit({ type: "presence", online: true });
+        // Asked now, used once the pairing is done (nothing reaches the peer before then).
+        this.iceServers();
         if (this.protocol === "v1") {
           if (!this.v1) await this.sendKeyExchange();
           else {
