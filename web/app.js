@@ -1,6 +1,6 @@
 // The page: start or join a chat, then talk. All protocol work is in js/chat/chat.js.
 
-import { Chat } from "./js/chat/chat.js";
+import { Chat, keptName } from "./js/chat/chat.js";
 import { ContactBook, fingerprint } from "./js/chat/contacts.js";
 import { Listener } from "./js/chat/listen.js";
 import { parseInvite } from "./js/chat/invite.js";
@@ -46,7 +46,7 @@ function onEvent(event) {
       show("calling", false);
       show("chat", true);
       // A verified chat (an invite with words, or a call) that is kept can save the peer as a contact.
-      show("save-form", event.protocol === "v2" && current?.contacts != null);
+      show("save-form", event.savesContacts === true);
       /** @type {HTMLInputElement} */ ($("message-input")).focus();
       break;
     case "message": {
@@ -152,6 +152,21 @@ function size(bytes) {
 }
 
 /**
+ * A button that runs `onClick`, named `action` for the tests (`data-action`), with `label`
+ * for a screen reader when its text alone does not say what it acts on.
+ * @param {string} text @param {string} action @param {() => void} onClick @param {string} [label]
+ */
+function actionButton(text, action, onClick, label) {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.textContent = text;
+  element.dataset.action = action;
+  if (label) element.setAttribute("aria-label", label);
+  element.addEventListener("click", onClick);
+  return element;
+}
+
+/**
  * One line per transfer: what it is, a progress bar, and what can be done with it.
  * @param {import("./js/chat/files.js").FileEvent} event
  */
@@ -173,14 +188,6 @@ function showTransfer(event) {
   const label = /** @type {HTMLElement} */ (item.querySelector(".label"));
   const bar = /** @type {HTMLProgressElement} */ (item.querySelector("progress"));
   const actions = /** @type {HTMLElement} */ (item.querySelector(".actions"));
-  const button = (/** @type {string} */ text, /** @type {string} */ name, /** @type {() => void} */ action) => {
-    const element = document.createElement("button");
-    element.type = "button";
-    element.textContent = text;
-    element.dataset.action = name;
-    element.addEventListener("click", action);
-    return element;
-  };
   const id = event.id;
   switch (event.type) {
     case "file_incoming":
@@ -188,11 +195,11 @@ function showTransfer(event) {
       label.textContent = `Your peer offers ${event.name} (${size(event.size)})`;
       bar.setAttribute("aria-label", `Receiving ${event.name}`);
       actions.replaceChildren(
-        button("Accept", "accept", () => {
+        actionButton("Accept", "accept", () => {
           current?.files.accept(id);
-          actions.replaceChildren(button("Cancel", "cancel", () => current?.files.cancel(id)));
+          actions.replaceChildren(actionButton("Cancel", "cancel", () => current?.files.cancel(id)));
         }),
-        button("Refuse", "refuse", () => {
+        actionButton("Refuse", "refuse", () => {
           current?.files.refuse(id);
           item?.remove();
         }));
@@ -201,7 +208,7 @@ function showTransfer(event) {
       item.dataset.state = "offered";
       label.textContent = `Offering ${event.name} (${size(event.size)}): waiting for your peer`;
       bar.setAttribute("aria-label", `Sending ${event.name}`);
-      actions.replaceChildren(button("Cancel", "cancel", () => current?.files.cancel(id)));
+      actions.replaceChildren(actionButton("Cancel", "cancel", () => current?.files.cancel(id)));
       break;
     case "file_progress":
       item.dataset.state = event.sending ? "sending" : "receiving";
@@ -296,7 +303,7 @@ async function listKept() {
     let ended = false;
     try {
       const stored = await vault.get(id);
-      const name = [stored?.localName, stored?.peerName].find((item) => typeof item === "string" && item) ?? "your peer";
+      const name = keptName(stored) || "your peer";
       const when = new Date(Number(stored?.savedAt) || 0).toLocaleString();
       const v1 = stored?.protocol === "v1" ? (stored.verifiedByUser ? " (v1, verified by you)" : " (v1, unverified)") : "";
       ended = stored?.ended === true;
@@ -320,7 +327,6 @@ async function listKept() {
       if (ended) return readEnded(vault, id);
       // The chat is the page's at once: what is typed while it reconnects goes to it.
       const chat = started(await Chat.restore(vault, id, onEvent, { relayOnly: relayOnly.checked, contacts }));
-      show("save-form", chat.protocol === "v2" && chat.contacts != null);
       await chat.reconnect();
     }));
     const forget = document.createElement("button");
@@ -338,20 +344,17 @@ async function listKept() {
   if (!list.children.length) list.textContent = "No chat is kept.";
 }
 
+/** The controls of a running chat, hidden while an ended one is read. */
+const LIVE_CONTROLS = ["send-form", "file-form", "lifetime-form", "leave", "rename"];
+
 /**
  * Shows an ended chat's kept messages, read only.
  * @param {Vault} opened @param {string} id
  */
 async function readEnded(opened, id) {
-  const { name, lifetime, history } = await Chat.readEnded(opened, id);
   $("messages").replaceChildren();
-  onEvent({ type: "peer", name: name || "your peer" });
-  onEvent({ type: "lifetime", lifetime });
-  for (const entry of history) {
-    onEvent({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing, at: entry.at });
-    if (entry.outgoing && entry.delivered) onEvent({ type: "delivered", seq: entry.seq });
-  }
-  for (const control of ["send-form", "file-form", "lifetime-form", "save-form", "leave", "rename", "v1-warning"]) show(control, false);
+  await Chat.readEnded(opened, id, onEvent);
+  for (const control of [...LIVE_CONTROLS, "save-form", "v1-warning"]) show(control, false);
   $("safety-number").textContent = "(ended)";
   $("path").textContent = "none: the chat ended";
   show("start", false);
@@ -365,7 +368,7 @@ async function readEnded(opened, id) {
 $("back").addEventListener("click", () => run(async () => {
   show("chat", false);
   show("back", false);
-  for (const control of ["send-form", "file-form", "lifetime-form", "leave", "rename"]) show(control, true);
+  for (const control of LIVE_CONTROLS) show(control, true);
   $("messages").replaceChildren();
   $("status").textContent = "";
   show("start", true);
@@ -420,15 +423,8 @@ async function listContacts() {
     print.title = "The start of their identity key";
     const status = document.createElement("span");
     status.textContent = contact.verified ? "verified" : "saved from a verified invite";
-    const button = (/** @type {string} */ text, /** @type {string} */ action, /** @type {() => Promise<void>} */ work) => {
-      const element = document.createElement("button");
-      element.type = "button";
-      element.textContent = text;
-      element.dataset.action = action;
-      element.setAttribute("aria-label", `${text} ${contact.name}`);
-      element.addEventListener("click", () => run(work));
-      return element;
-    };
+    const button = (/** @type {string} */ text, /** @type {string} */ action, /** @type {() => Promise<void>} */ work) =>
+      actionButton(text, action, () => run(work), `${text} ${contact.name}`);
     item.append(name, print, status,
       button("Call", "call", async () => {
         if (current) return;

@@ -16,9 +16,9 @@ public import InvisoCrypto
 /// ```
 ///
 /// (the slot byte only for slots 1 and up: a room's code stays taken after its call, so a
-/// second call in one window moves to the next slot) and both use their identity key as the session's Noise static key, so the pairing
-/// (CPace with the derived words, Noise XXpsk3) ends only if the peer holds the pinned
-/// identity's private key (``ChatSessionMachine/Configuration/expectedPeerIdentity``).
+/// second call in one window moves to the next slot) and both use their identity key as the
+/// session's Noise static key, so the pairing (CPace with the derived words, Noise XXpsk3)
+/// ends only if the peer holds the pinned identity's private key (``ChatSessionMachine/Configuration/expectedPeerIdentity``).
 public enum ContactCall {
     /// Seconds per rendezvous window.
     public static let windowSeconds: Int64 = 300

@@ -146,9 +146,8 @@ struct ChatLoop {
     private var leaveAsked = false
     /// The user marked the peer verified (`/verified`) after comparing safety numbers.
     private var userVerified = false
-    /// `/save NAME`: our name for the peer and the nonce we sent, until the peer's
-    /// `contact` message arrives.
-    private var pendingSave: (name: String, nonce: [UInt8])?
+    /// `/save NAME`: our name for the peer, until the peer's `contact` message arrives.
+    private var pendingSaveName: String?
     /// The peer's `contact` message, until we save them too.
     private var peerContact: (identity: [UInt8], nonce: [UInt8])?
     /// The nonce of our `contact` message in this chat, once sent (saving again reuses it).
@@ -310,11 +309,11 @@ struct ChatLoop {
             await leaveIfDone()
         case .message(_, .contact(let identity, let nonce)):
             peerContact = (identity, nonce)
-            if let pending = pendingSave {
-                completeSave(pending.name, ourNonce: pending.nonce)
-            } else if let saved = savedContactName, let ours = ourContactNonce {
+            if let pending = pendingSaveName {
+                completeSave(pending)
+            } else if let saved = savedContactName {
                 // Saved already, and the peer saved again with another nonce: the secret follows.
-                completeSave(saved, ourNonce: ours)
+                completeSave(saved)
             } else if mode == .script {
                 emit(JSONLines.object(["event": .string("contact_offered")]))
             } else {
@@ -444,26 +443,25 @@ struct ChatLoop {
         }
         // One nonce per chat: saving again (another name) must not leave the two sides
         // with different secrets.
-        let nonce: [UInt8]
-        if let sent = ourContactNonce {
-            nonce = sent
-        } else {
+        if ourContactNonce == nil {
             var generator = SystemRandomNumberGenerator()
-            nonce = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let nonce = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
             try await client.send(.contact(identity: try contacts.identityPublicKey(), nonce: nonce))
             ourContactNonce = nonce
         }
         if peerContact != nil {
-            completeSave(name, ourNonce: nonce)
+            completeSave(name)
         } else {
-            pendingSave = (name, nonce)
+            pendingSaveName = name
             if mode != .script { show("* saving \(TerminalText.sanitized(name)) once your peer saves you too (/save on their side)") }
         }
     }
 
-    private mutating func completeSave(_ name: String, ourNonce: [UInt8]) {
-        pendingSave = nil
-        guard let contacts, let peer = peerContact, let ours = try? contacts.identityPublicKey() else { return }
+    /// Saves the peer as `name`, with the secret of both sides' nonces (ours was sent).
+    private mutating func completeSave(_ name: String) {
+        pendingSaveName = nil
+        guard let contacts, let peer = peerContact, let ourNonce = ourContactNonce, let ours = try? contacts.identityPublicKey()
+        else { return }
         // Saved before (an earlier chat, or this one): "verified" stays.
         let known = (try? contacts.all())?.first { $0.identity == peer.identity }
         let contact = Contact(

@@ -27,7 +27,7 @@ function u64(value) {
 /**
  * @typedef {{ type: "invite", invite: string, link: string }
  *   | { type: "status", text: string }
- *   | { type: "secured", safetyNumber: string, protocol: "v1" | "v2", verifiedByUser?: boolean }
+ *   | { type: "secured", safetyNumber: string, protocol: "v1" | "v2", verifiedByUser?: boolean, savesContacts?: boolean }
  *   | { type: "message", seq: number, text: string, outgoing: boolean, at: number }
  *   | { type: "delivered", seq: number }
  *   | { type: "peer", name: string }
@@ -52,9 +52,9 @@ function u64(value) {
  * `call`: this chat is a call to (or from) that saved contact: its invite is derived, the
  * Noise static key is our identity key, the peer's must be the contact's, no v1.
  * `relayOnly`: the peer never learns this device's addresses: a DataChannel only through
- * the server's TURN relay when it has one, else no WebRTC at all (the WebSocket relay). `vault`: keep the chat there
- * (sealed under the user's passphrase) so that a reload can resume it; without one
- * nothing is kept.
+ * the server's TURN relay when it has one, else no WebRTC at all (the WebSocket relay).
+ * `vault`: keep the chat there (sealed under the user's passphrase) so that a reload can
+ * resume it; without one nothing is kept.
  */
 
 /** How many messages a kept chat remembers for its history. */
@@ -88,6 +88,37 @@ async function holdLock(id) {
   });
 }
 
+/**
+ * Whether a kept history entry is well formed.
+ * @param {any} entry
+ */
+function isHistoryEntry(entry) {
+  return entry != null && Number.isSafeInteger(entry.seq) && typeof entry.text === "string";
+}
+
+/**
+ * Shows kept messages through `emit`, each with its delivery mark.
+ * @param {{ seq: number, text: string, outgoing: boolean, delivered: boolean, at: number }[]} history
+ * @param {(event: ChatEvent) => void} emit
+ */
+function replayHistory(history, emit) {
+  for (const entry of history) {
+    emit({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing, at: Number(entry.at) || Date.now() });
+    if (entry.outgoing && entry.delivered) emit({ type: "delivered", seq: entry.seq });
+  }
+}
+
+/**
+ * The peer's name of a chat or a kept record: ours for them (`localName`), else the one
+ * they chose (`peerName`), else "".
+ * @param {any} chat
+ * @returns {string}
+ */
+export function keptName(chat) {
+  const name = [chat?.localName, chat?.peerName].find((item) => typeof item === "string" && item);
+  return typeof name === "string" ? name.slice(0, 64) : "";
+}
+
 /** A refusal of the server's REST API, with its error code (`not_found_or_expired`, `code_taken`, …). */
 export class RoomError extends Error {
   /** @param {string} code @param {string} message */
@@ -107,11 +138,8 @@ export class Chat {
     this.contacts = options.contacts ?? null;
     /** The saved contact this chat is a call with. */
     this.contact = options.call ?? null;
-    /**
-     * `/save NAME` sent before the peer's `contact` arrived: our name for them and our nonce.
-     * @type {{ name: string, nonce: Uint8Array } | null}
-     */
-    this.pendingSave = null;
+    /** `/save NAME` sent before the peer's `contact` arrived: our name for them. */
+    this.pendingName = "";
     /**
      * The peer's `contact` message, until we save them too.
      * @type {{ identity: Uint8Array, nonce: Uint8Array } | null}
@@ -337,7 +365,12 @@ export class Chat {
 
   /** The peer's name as shown: ours for them, else theirs, else none. */
   shownName() {
-    return this.localName || this.peerName;
+    return keptName(this);
+  }
+
+  /** Whether this chat can save its peer as a contact: kept, and verified (every v2 session is). */
+  savesContacts() {
+    return this.contacts != null && this.protocol === "v2";
   }
 
   /**
@@ -499,8 +532,8 @@ export class Chat {
   /**
    * The creator offers a DataChannel once the session is up: only then, because the offer
    * and its candidates tell the device's addresses, which must go to the authenticated
-   * peer alone (not to whoever entered the room: a code guesser, or the server). Relay only: only through the
-   * server's TURN relay, and not at all when it has none.
+   * peer alone (not to whoever entered the room: a code guesser, or the server). Relay
+   * only: only through the server's TURN relay, and not at all when it has none.
    */
   async openLink() {
     if (this.closed || this.role !== "creator" || !(this.session || this.v1)) return;
@@ -642,7 +675,7 @@ export class Chat {
     await this.sendKeyExchange();
     if (this.role === "joiner") this.send({ type: "key_exchange_complete", sessionId: this.roomID, timestamp: Math.floor(Date.now() / 1000) });
     this.emit({ type: "secured", safetyNumber: await this.v1SafetyNumber(), protocol: "v1" });
-    for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
+    await this.sendHeldV1();
     this.ensureLink();
   }
 
@@ -669,20 +702,25 @@ export class Chat {
     // v1 has no acks: kept as sent, never marked delivered.
     this.remember({ seq, text, outgoing: true, delivered: false, at });
     this.emit({ type: "message", seq, text, outgoing: true, at });
-    const payload = utf8(text);
-    await this.serial(async () => {
-      if (this.v1 && this.canSendV1()) await this.transmitV1(payload);
+    await this.sendOrHoldV1(utf8(text));
+  }
+
+  /**
+   * Sends a v1 payload now if it can reach the peer's path, else holds it: v1 has no acks
+   * or resends, so until the key exchange is done and this page is connected (a resumed
+   * chat reconnects first) payloads wait, and go at `sendHeldV1`.
+   * @param {Uint8Array} payload
+   */
+  sendOrHoldV1(payload) {
+    return this.serial(async () => {
+      if (this.v1 && (this.link?.isOpen === true || this.socket?.readyState === 1)) await this.transmitV1(payload);
       else this.v1Waiting.push(payload);
     });
   }
 
-  /**
-   * Whether a v1 frame sent now can reach the peer's path: v1 has no acks or resends, so
-   * until the key exchange is done and this page is connected (a resumed chat reconnects
-   * first) messages wait, and go at `room_ready`.
-   */
-  canSendV1() {
-    return this.link?.isOpen === true || this.socket?.readyState === 1;
+  /** Sends the v1 payloads held so far (the key exchange is done, or the room is back). */
+  async sendHeldV1() {
+    for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
   }
 
   /** @param {Uint8Array} payload */
@@ -716,14 +754,12 @@ export class Chat {
   static async restore(vault, id, emit, options = {}) {
     const stored = await vault.get(id);
     if (stored?.ended === true) throw new Error("this chat ended: your peer left it");
-    const release = await holdLock(id);
     if (!stored || stored.version !== 1 || typeof stored.roomID !== "string" || typeof stored.deviceID !== "string"
       || (stored.role !== "creator" && stored.role !== "joiner") || !Number.isSafeInteger(stored.nextSeq)
       || !Number.isSafeInteger(stored.delivered) || !Array.isArray(stored.outbox) || !Array.isArray(stored.history)) {
       throw new Error("this kept chat is damaged");
     }
     const chat = new Chat(emit, { ...options, vault });
-    chat.release = release;
     chat.persisted = true;
     chat.id = id;
     chat.deviceID = stored.deviceID;
@@ -759,16 +795,14 @@ export class Chat {
     chat.peerName = typeof stored.peerName === "string" ? stored.peerName.slice(0, 64) : "";
     chat.localName = typeof stored.localName === "string" ? stored.localName.slice(0, 64) : "";
     if (typeof stored.lifetime === "string" && stored.lifetime in LIFETIMES) chat.lifetime = stored.lifetime;
-    chat.history = stored.history.filter((/** @type {any} */ entry) =>
-      entry && Number.isSafeInteger(entry.seq) && typeof entry.text === "string").slice(-HISTORY_LIMIT);
-    emit({ type: "secured", safetyNumber: safety, protocol: chat.protocol, verifiedByUser: chat.verifiedByUser });
+    chat.history = stored.history.filter(isHistoryEntry).slice(-HISTORY_LIMIT);
+    // Known good: held from here on (another tab running it would seal under the same keys).
+    chat.release = await holdLock(id);
+    emit({ type: "secured", safetyNumber: safety, protocol: chat.protocol, verifiedByUser: chat.verifiedByUser, savesContacts: chat.savesContacts() });
     if (chat.shownName()) emit({ type: "peer", name: chat.shownName() });
     chat.expire(Date.now());
     emit({ type: "lifetime", lifetime: chat.lifetime });
-    for (const entry of chat.history) {
-      emit({ type: "message", seq: entry.seq, text: entry.text, outgoing: entry.outgoing, at: Number(entry.at) || Date.now() });
-      if (entry.outgoing && entry.delivered) emit({ type: "delivered", seq: entry.seq });
-    }
+    replayHistory(chat.history, emit);
     return chat;
   }
 
@@ -871,21 +905,22 @@ export class Chat {
   }
 
   /**
-   * An ended chat's kept messages (`end`), those older than its lifetime dropped (also
-   * from the vault).
-   * @param {import("../store/vault.js").Vault} vault @param {string} id @param {number} [now] ms since 1970
-   * @returns {Promise<{ name: string, lifetime: string, history: { seq: number, text: string, outgoing: boolean, delivered: boolean, at: number }[] }>}
+   * Shows an ended chat (`end`) through `emit`: its peer, lifetime and kept messages,
+   * those older than its lifetime dropped (also from the vault).
+   * @param {import("../store/vault.js").Vault} vault @param {string} id
+   * @param {(event: ChatEvent) => void} emit @param {number} [now] ms since 1970
    */
-  static async readEnded(vault, id, now = Date.now()) {
+  static async readEnded(vault, id, emit, now = Date.now()) {
     const stored = await vault.get(id);
     if (!stored || stored.ended !== true || !Array.isArray(stored.history)) throw new Error("this kept chat is damaged");
     const lifetime = typeof stored.lifetime === "string" && stored.lifetime in LIFETIMES ? stored.lifetime : "30d";
     const keep = LIFETIMES[lifetime];
-    const history = stored.history.filter((/** @type {any} */ entry) => entry && Number.isSafeInteger(entry.seq)
-      && typeof entry.text === "string" && Number.isFinite(entry.at) && now - entry.at < keep);
+    const history = stored.history.filter((/** @type {any} */ entry) =>
+      isHistoryEntry(entry) && Number.isFinite(entry.at) && now - entry.at < keep);
     if (history.length !== stored.history.length) await vault.put(id, { ...stored, history });
-    const name = [stored.localName, stored.peerName].find((item) => typeof item === "string" && item) ?? "";
-    return { name: String(name).slice(0, 64), lifetime, history };
+    emit({ type: "peer", name: keptName(stored) || "your peer" });
+    emit({ type: "lifetime", lifetime });
+    replayHistory(history, emit);
   }
 
   /** Forgets the kept copy (the chat itself goes on until the page closes). */
@@ -931,7 +966,7 @@ export class Chat {
         if (this.protocol === "v1") {
           if (!this.v1) await this.sendKeyExchange();
           else {
-            for (const payload of this.v1Waiting.splice(0)) await this.transmitV1(payload);
+            await this.sendHeldV1();
             if (!this.link?.isOpen) this.openLinkSoon();
           }
         } else if (!this.pairing && !this.session) await this.startPairing();
@@ -1013,7 +1048,7 @@ export class Chat {
         }
         this.session = action.session;
         await this.persist();
-        this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber(), protocol: "v2" });
+        this.emit({ type: "secured", safetyNumber: await this.session.safetyNumber(), protocol: "v2", savesContacts: this.savesContacts() });
         this.resendAll();
         if (this.name) this.sendControl({ type: "profile", name: this.name });
         this.ensureLink();
@@ -1138,8 +1173,8 @@ export class Chat {
       this.ourNonce = random(32);
       this.sendControl({ type: "contact", identity: toHex(await this.contacts.identityPublic()), nonce: toHex(this.ourNonce) });
     }
-    if (this.peerContact) return this.completeSave(trimmed, this.ourNonce);
-    this.pendingSave = { name: trimmed, nonce: this.ourNonce };
+    if (this.peerContact) return this.completeSave(trimmed);
+    this.pendingName = trimmed;
     this.emit({ type: "contact_pending", name: trimmed });
   }
 
@@ -1151,22 +1186,26 @@ export class Chat {
     const offer = parseContactOffer(message);
     if (!offer || this.protocol !== "v2" || !this.session) return; // malformed, or a chat that cannot save contacts
     this.peerContact = offer;
-    if (this.pendingSave) return this.completeSave(this.pendingSave.name, this.pendingSave.nonce);
+    if (this.pendingName) return this.completeSave(this.pendingName);
     // Saved already, and the peer saved again with another nonce: the secret follows.
-    if (this.savedName && this.ourNonce) return this.completeSave(this.savedName, this.ourNonce);
+    if (this.savedName) return this.completeSave(this.savedName);
     this.emit({ type: "contact_offered" });
   }
 
-  /** @param {string} name @param {Uint8Array} ourNonce */
-  async completeSave(name, ourNonce) {
-    this.pendingSave = null;
+  /**
+   * Saves the peer as `name`, with the secret of both sides' nonces (ours was sent).
+   * @param {string} name
+   */
+  async completeSave(name) {
+    this.pendingName = "";
     const peer = this.peerContact;
-    if (!this.contacts || !peer) return;
+    const ourNonce = this.ourNonce;
+    if (!this.contacts || !peer || !ourNonce) return;
     const secret = await contactSecret({
       ourIdentity: await this.contacts.identityPublic(), ourNonce, theirIdentity: peer.identity, theirNonce: peer.nonce,
     });
     // Saved before (from an earlier chat, or in this one): its id and "verified" stay.
-    const existing = (await this.contacts.all()).find((contact) => constantTimeEqual(contact.identity, peer.identity));
+    const existing = await this.contacts.withIdentity(peer.identity);
     try {
       await this.contacts.save({ id: existing?.id, name, identity: peer.identity, secret, verified: existing?.verified === true, savedAt: Date.now() });
     } catch (error) {
@@ -1218,10 +1257,7 @@ export class Chat {
     const payload = utf8(JSON.stringify(message));
     if (this.protocol === "v1") {
       // v1 carries the app's JSON payloads (lifetimes, profile) as it carries texts: no acks.
-      this.serial(async () => {
-        if (this.v1 && this.canSendV1()) await this.transmitV1(payload);
-        else this.v1Waiting.push(payload);
-      });
+      this.sendOrHoldV1(payload);
       return;
     }
     this.outbox.set(seq, payload);

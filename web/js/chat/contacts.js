@@ -110,8 +110,25 @@ export function parseContactOffer(message) {
 }
 
 /**
+ * The contact called `name` (letter case aside).
+ * @param {Contact[]} contacts @param {string} name
+ */
+function byName(contacts, name) {
+  const wanted = name.trim().toLowerCase();
+  return contacts.find((contact) => contact.name.toLowerCase() === wanted);
+}
+
+/**
+ * The contact whose identity key is `identity` (compared in constant time).
+ * @param {Contact[]} contacts @param {Uint8Array} identity
+ */
+function byIdentity(contacts, identity) {
+  return contacts.find((contact) => constantTimeEqual(contact.identity, identity));
+}
+
+/**
  * The contacts and this browser's identity, kept sealed in the vault (records of kind
- * `contact`, by identity key, and `identity`).
+ * `contact` under random ids, and `identity` `self`).
  */
 export class ContactBook {
   /** @param {import("../store/vault.js").Vault} vault */
@@ -169,8 +186,12 @@ export class ContactBook {
 
   /** @param {string} name @returns {Promise<Contact | undefined>} */
   async named(name) {
-    const wanted = name.trim().toLowerCase();
-    return (await this.all()).find((contact) => contact.name.toLowerCase() === wanted);
+    return byName(await this.all(), name);
+  }
+
+  /** @param {Uint8Array} identity @returns {Promise<Contact | undefined>} */
+  async withIdentity(identity) {
+    return byIdentity(await this.all(), identity);
   }
 
   /**
@@ -181,17 +202,16 @@ export class ContactBook {
     const name = contact.name.trim();
     if (name.length === 0 || name.length > 64) throw new Error("a contact's name has 1 to 64 characters");
     const all = await this.all();
-    const other = all.find((item) => item.name.toLowerCase() === name.toLowerCase());
+    const other = byName(all, name);
     if (other && !constantTimeEqual(other.identity, contact.identity)) throw new Error(`there is already a contact called ${name}`);
-    const id = contact.id ?? all.find((item) => constantTimeEqual(item.identity, contact.identity))?.id
-      ?? toHex(globalThis.crypto.getRandomValues(new Uint8Array(8)));
+    const id = contact.id ?? byIdentity(all, contact.identity)?.id ?? toHex(globalThis.crypto.getRandomValues(new Uint8Array(8)));
     const { name: _name, id: _id, ...rest } = contact;
     await this.vault.put(id, { version: 1, ...rest, name }, "contact");
   }
 
   /** @param {Contact} contact */
   async delete(contact) {
-    const id = contact.id ?? (await this.all()).find((item) => constantTimeEqual(item.identity, contact.identity))?.id;
+    const id = contact.id ?? (await this.withIdentity(contact.identity))?.id;
     if (id) await this.vault.delete(id, "contact");
   }
 }

@@ -96,6 +96,14 @@ export async function vaultExists() {
 
 /** @typedef {"chat" | "contact" | "identity"} RecordKind */
 
+/**
+ * The store key of record `id` of `kind` (also the AAD of its seal).
+ * @param {string} id @param {RecordKind} kind
+ */
+function recordKey(id, kind) {
+  return `${kind}:${id}`;
+}
+
 export class Vault {
   /** @param {IDBDatabase} database @param {CryptoKey} key */
   constructor(database, key) {
@@ -141,7 +149,7 @@ export class Vault {
    * @param {string} id @param {unknown} value @param {RecordKind} [kind]
    */
   async put(id, value, kind = "chat") {
-    const key = `${kind}:${id}`;
+    const key = recordKey(id, kind);
     const sealed = await this.seal(key, new TextEncoder().encode(encodeJSON(value)));
     await request(this.database, "readwrite", (store) => store.put(sealed, key));
   }
@@ -152,7 +160,7 @@ export class Vault {
    * @throws {VaultError} "damaged" when the record does not open
    */
   async get(id, kind = "chat") {
-    const key = `${kind}:${id}`;
+    const key = recordKey(id, kind);
     const record = await request(this.database, "readonly", (store) => store.get(key));
     if (record === undefined) return undefined;
     try {
@@ -170,7 +178,7 @@ export class Vault {
 
   /** @param {string} id @param {RecordKind} [kind] */
   async delete(id, kind = "chat") {
-    await request(this.database, "readwrite", (store) => store.delete(`${kind}:${id}`));
+    await request(this.database, "readwrite", (store) => store.delete(recordKey(id, kind)));
   }
 
   /** @param {string} label @param {Uint8Array} plaintext */
