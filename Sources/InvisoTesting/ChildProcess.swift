@@ -102,6 +102,23 @@ package final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// The texts of the `message` events so far (an `inviso` chat command with `--json`).
+    package var messageTexts: [String] {
+        events.filter { $0["event"] as? String == "message" }.compactMap { $0["text"] as? String }
+    }
+
+    /// Waits until at least `count` ``messageTexts`` arrived, or `timeout` passed; returns
+    /// them. Polls, as ``waitForEvent(timeout:_:)`` does.
+    package func waitForMessageTexts(count: Int, timeout: TimeInterval = 60) async -> [String] {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline {
+            let texts = messageTexts
+            if texts.count >= count { return texts }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return messageTexts
+    }
+
     /// Waits for the child to exit and its output to drain; kills it after `timeout`.
     /// Returns the exit status, or `nil` if it had to be killed. Polls, as
     /// ``waitForEvent(timeout:_:)`` does.

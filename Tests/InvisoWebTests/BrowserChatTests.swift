@@ -99,9 +99,7 @@ struct BrowserChatTests {
             #expect(pageNumber == cliNumber && pageNumber.count == 60)
             try await BrowserWebRTCTests.send(page, "over v1 from the page")
             process.write("over v1 from the CLI\n")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline, Self.texts(process).isEmpty { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(Self.texts(process) == ["over v1 from the page"], "\(process.transcript)")
+            #expect(await process.waitForMessageTexts(count: 1) == ["over v1 from the page"], "\(process.transcript)")
             #expect(try await BrowserPagesTests.waitFor(page, BrowserPagesTests.incoming, "over v1 from the CLI") == "over v1 from the CLI")
             // Marked verified once compared.
             try await BrowserPagesTests.click(page, "mark-verified")
@@ -235,9 +233,7 @@ struct BrowserChatTests {
                 _ = try await page.evaluate(
                     "(() => { const i = document.getElementById('message-input'); i.value = \(Self.jsString(text)); document.getElementById('send').click(); })()")
             }
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline, Self.texts(joiner).count < 2 { try await Task.sleep(for: .milliseconds(50)) }
-            #expect(Self.texts(joiner) == ["hello from the browser", "ünïcødé 👋 and more"], "\(joiner.transcript)")
+            #expect(await joiner.waitForMessageTexts(count: 2) == ["hello from the browser", "ünïcødé 👋 and more"], "\(joiner.transcript)")
             // CLI → browser, delivered and marked.
             joiner.write("hello from the CLI\n")
             let shown = try await Self.waitForText(
@@ -258,10 +254,6 @@ struct BrowserChatTests {
             #expect(page.requestedURLs.allSatisfy { $0.hasPrefix(url + "/") || $0.hasPrefix(url.replacingOccurrences(of: "http", with: "ws") + "/") },
                     "\(page.requestedURLs)")
         }
-    }
-
-    static func texts(_ process: ChildProcess) -> [String] {
-        process.events.filter { $0["event"] as? String == "message" }.compactMap { $0["text"] as? String }
     }
 
     static func jsString(_ text: String) -> String {

@@ -152,7 +152,7 @@ struct BrowserContactsTests {
             _ = try await BrowserChatTests.waitForText(page, "document.getElementById('safety-number').textContent")
             #expect(try await page.evaluate("document.getElementById('peer-name').textContent") as? String == "Grace")
             try await BrowserWebRTCTests.send(page, "calling you back")
-            #expect(await ChatCLITestsTexts.wait(caller, count: 1) == ["calling you back"], "\(caller.transcript)")
+            #expect(await caller.waitForMessageTexts(count: 1) == ["calling you back"], "\(caller.transcript)")
             caller.write("heard you\n")
             #expect(try await BrowserPagesTests.waitFor(page, BrowserPagesTests.incoming, "heard you") == "heard you")
             caller.closeInput()
@@ -193,17 +193,8 @@ struct BrowserContactsTests {
             caller.write("picked up?\n")
             #expect(try await BrowserPagesTests.waitFor(page, BrowserPagesTests.incoming, "picked up?") == "picked up?")
             try await BrowserWebRTCTests.send(page, "yes")
-            #expect(await ChatCLITestsTexts.wait(caller, count: 1) == ["yes"], "\(caller.transcript)")
+            #expect(await caller.waitForMessageTexts(count: 1) == ["yes"], "\(caller.transcript)")
             #expect(try await page.evaluate("document.getElementById('peer-name').textContent") as? String == "Grace")
         }
-    }
-}
-
-/// Texts an `inviso --json` process received.
-enum ChatCLITestsTexts {
-    static func wait(_ process: ChildProcess, count: Int) async -> [String] {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline, BrowserChatTests.texts(process).count < count { try? await Task.sleep(for: .milliseconds(50)) }
-        return BrowserChatTests.texts(process)
     }
 }

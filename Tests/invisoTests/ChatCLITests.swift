@@ -47,22 +47,6 @@ struct ChatCLITests {
         return (process, invite)
     }
 
-    static func texts(_ process: ChildProcess) -> [String] {
-        process.events.filter { $0["event"] as? String == "message" }.compactMap { $0["text"] as? String }
-    }
-
-    /// Polls with `Task.sleep`: a blocking sleep would hold one of the cooperative pool's
-    /// few threads.
-    static func waitForTexts(_ process: ChildProcess, count: Int, timeout: TimeInterval = 60) async -> [String] {
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline {
-            let texts = texts(process)
-            if texts.count >= count { return texts }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return texts(process)
-    }
-
     @Test("v2: invite and join pair verified, 50 messages each way arrive in order and are delivered, EOF leaves")
     func inviteAndJoin() async throws {
         let (binary, root, server, url) = try await Self.setUp()
@@ -93,8 +77,8 @@ struct ChatCLITests {
         let fromBob = (1...50).map { "bob says \($0)" }
         for line in fromAlice { alice.write(line + "\n") }
         for line in fromBob { bob.write(line + "\n") }
-        #expect(await Self.waitForTexts(bob, count: 50) == fromAlice, "\(bob.transcript)")
-        #expect(await Self.waitForTexts(alice, count: 50) == fromBob, "\(alice.transcript)")
+        #expect(await bob.waitForMessageTexts(count: 50) == fromAlice, "\(bob.transcript)")
+        #expect(await alice.waitForMessageTexts(count: 50) == fromBob, "\(alice.transcript)")
         // Every message sent got an id and was acknowledged.
         let deadline = Date(timeIntervalSinceNow: 60)
         while Date() < deadline, alice.events.filter({ $0["event"] as? String == "delivered" }).count < 50 {
@@ -154,8 +138,8 @@ struct ChatCLITests {
         }
         alice.write("a1\n")
         bob.write("b1\n")
-        #expect(await Self.waitForTexts(bob, count: 1) == ["a1"], "\(bob.transcript)")
-        #expect(await Self.waitForTexts(alice, count: 1) == ["b1"], "\(alice.transcript)")
+        #expect(await bob.waitForMessageTexts(count: 1) == ["a1"], "\(bob.transcript)")
+        #expect(await alice.waitForMessageTexts(count: 1) == ["b1"], "\(alice.transcript)")
         for process in [alice, bob] {
             _ = try #require(
                 await process.waitForEvent(timeout: 60) { $0["event"] as? String == "delivered" }, "\(process.transcript)")
@@ -177,10 +161,10 @@ struct ChatCLITests {
             await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(resumed.transcript)")
         #expect(connected["protocol"] as? String == "v2" && connected["verified"] as? Bool == true)
         resumed.write("a2\n")
-        #expect(await Self.waitForTexts(bob, count: 2) == ["a1", "a2"], "\(bob.transcript)")
+        #expect(await bob.waitForMessageTexts(count: 2) == ["a1", "a2"], "\(bob.transcript)")
         let back = await bob.waitForEvent(timeout: 60) { $0["event"] as? String == "presence" && $0["online"] as? Bool == true }
         #expect(back != nil, "\(bob.transcript)")
-        #expect(await Self.waitForTexts(resumed, count: 1) == ["b2"], "\(resumed.transcript)")
+        #expect(await resumed.waitForMessageTexts(count: 1) == ["b2"], "\(resumed.transcript)")
         let sent = try #require(
             await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "sent" }, "\(resumed.transcript)")
         #expect(sent["id"] as? Int == 2)
@@ -190,7 +174,7 @@ struct ChatCLITests {
         let closed = await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }
         #expect(closed?["reason"] as? String == "peerLeft", "\(resumed.transcript)")
         #expect(await resumed.waitForExit(timeout: 30) == 0, "\(resumed.transcript)")
-        #expect(Self.texts(resumed) == ["b2"] && Self.texts(bob) == ["a1", "a2"])
+        #expect(resumed.messageTexts == ["b2"] && bob.messageTexts == ["a1", "a2"])
     }
 
     @Test("v1: a bare six-digit code joins unverified with a warning; messages flow both ways")
@@ -211,8 +195,8 @@ struct ChatCLITests {
         }
         alice.write("over v1\n")
         bob.write("back over v1\n")
-        #expect(await Self.waitForTexts(bob, count: 1) == ["over v1"], "\(bob.transcript)")
-        #expect(await Self.waitForTexts(alice, count: 1) == ["back over v1"], "\(alice.transcript)")
+        #expect(await bob.waitForMessageTexts(count: 1) == ["over v1"], "\(bob.transcript)")
+        #expect(await alice.waitForMessageTexts(count: 1) == ["back over v1"], "\(alice.transcript)")
         alice.closeInput()
         #expect(await alice.waitForExit(timeout: 60) == 0, "\(alice.transcript)")
         #expect(await bob.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }?["reason"] as? String == "peerLeft")
@@ -344,7 +328,7 @@ struct ChatCLITests {
         let error = try #require(await bob.waitForEvent(timeout: 30) { $0["event"] as? String == "error" }, "\(bob.transcript)")
         #expect((error["error"] as? String)?.contains("unknown command teleport") == true)
         bob.write(#"{"text":"{\"command\":\"verify\"} is just text"}"# + "\n")
-        #expect(await Self.waitForTexts(alice, count: 1) == [#"{"command":"verify"} is just text"#], "\(alice.transcript)")
+        #expect(await alice.waitForMessageTexts(count: 1) == [#"{"command":"verify"} is just text"#], "\(alice.transcript)")
         bob.write(#"{"command":"leave"}"# + "\n")
         #expect(await bob.waitForExit(timeout: 30) == 0, "\(bob.transcript)")
         // Every event carries its session id: the same one on alice's side throughout.
@@ -415,7 +399,7 @@ struct ChatCLITests {
         defer { resumed.kill() }
         _ = try #require(await resumed.waitForEvent(timeout: 60) { $0["event"] as? String == "connected" }, "\(resumed.transcript)")
         resumed.write("back again\n")
-        #expect(await Self.waitForTexts(alice, count: 1) == ["back again"], "\(alice.transcript)")
+        #expect(await alice.waitForMessageTexts(count: 1) == ["back again"], "\(alice.transcript)")
     }
 }
 

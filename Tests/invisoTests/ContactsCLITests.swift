@@ -35,7 +35,7 @@ struct ContactsCLITests {
     static func converse(_ listener: ChildProcess, _ speaker: ChildProcess, _ text: String) async throws {
         for process in [listener, speaker] { _ = try #require(await Self.event(process, "connected"), "\(process.transcript)") }
         speaker.write(text + "\n")
-        #expect(await ChatCLITests.waitForTexts(listener, count: 1) == [text], "\(listener.transcript)")
+        #expect(await listener.waitForMessageTexts(count: 1) == [text], "\(listener.transcript)")
         listener.closeInput()
         speaker.closeInput()
         _ = await listener.waitForExit(timeout: 60)
@@ -81,7 +81,7 @@ struct ContactsCLITests {
             #expect(connected["protocol"] as? String == "v2" && connected["verified"] as? Bool == true)
         }
         aliceCalls.write("hello again\n")
-        #expect(await ChatCLITests.waitForTexts(bobCalls, count: 1) == ["hello again"], "\(bobCalls.transcript)")
+        #expect(await bobCalls.waitForMessageTexts(count: 1) == ["hello again"], "\(bobCalls.transcript)")
 
         // The old invite opens nothing now: its code was used and is gone.
         let mallory = try ChildProcess(binary, ["join", inviteText, "--json", "--ephemeral", "--server", url])
