@@ -299,7 +299,9 @@ struct HostileClientTests {
         var limits = ServerLimits()
         // Long enough that a loaded host (the whole suite in parallel beside busy loops) still
         // sets up the honest pair and gets its requests in before them; the sockets that
-        // should close stay idle for longer.
+        // should close stay idle for longer. The honest pair's upgrade requests leave from
+        // the event loop the moment each connection is up (`RawWebSocket.connect`): a test
+        // task stalled by a busy cooperative pool once let the handshake deadline close one.
         limits.handshakeTimeout = .seconds(5)
         limits.requestTimeout = .seconds(5)
         limits.keepAliveTimeout = .seconds(5)

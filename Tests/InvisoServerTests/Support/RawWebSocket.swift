@@ -23,11 +23,10 @@ final class RawWebSocket: Sendable {
 
     /// Connects, upgrades, and reads the `connected` greeting.
     static func connect(port: Int, receiveBuffer: Int? = nil, from localHost: String? = nil) async throws -> RawWebSocket {
-        let socket = try await open(port: port, receiveBuffer: receiveBuffer, from: localHost)
         let request =
             "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        try await socket.sendRaw(Array(request.utf8))
+        let socket = try await open(port: port, receiveBuffer: receiveBuffer, from: localHost, firstBytes: Array(request.utf8))
         let head = try await socket.responseHead()
         guard head.hasPrefix("HTTP/1.1 101") else { throw TestFailure("upgrade refused: \(head)") }
         let greeting = try await socket.nextFrame()
@@ -36,7 +35,14 @@ final class RawWebSocket: Sendable {
     }
 
     /// Opens a bare TCP connection (from `localHost`, e.g. `127.0.0.2`, when given).
-    static func open(port: Int, receiveBuffer: Int? = nil, from localHost: String? = nil) async throws -> RawWebSocket {
+    ///
+    /// `firstBytes` are written from the event loop as soon as the connection is up, not
+    /// from the calling task: on a loaded host the cooperative pool can stall that task for
+    /// longer than a test server's short handshake deadline, which would then close an
+    /// honest connection before its request was even sent.
+    static func open(
+        port: Int, receiveBuffer: Int? = nil, from localHost: String? = nil, firstBytes: [UInt8]? = nil
+    ) async throws -> RawWebSocket {
         let inbox = Inbox()
         var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
@@ -49,7 +55,15 @@ final class RawWebSocket: Sendable {
         if let localHost {
             bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: localHost, port: 0))
         }
-        let channel = try await bootstrap.connect(host: "127.0.0.1", port: port).get()
+        let connected = bootstrap.connect(host: "127.0.0.1", port: port)
+        let channel: any Channel
+        if let firstBytes {
+            channel = try await connected.flatMap { channel in
+                channel.writeAndFlush(ByteBuffer(bytes: firstBytes)).map { channel }
+            }.get()
+        } else {
+            channel = try await connected.get()
+        }
         return RawWebSocket(channel: channel, inbox: inbox)
     }
 
