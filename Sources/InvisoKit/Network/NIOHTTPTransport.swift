@@ -56,26 +56,24 @@ public struct NIOHTTPTransport: HTTPTransport {
         let endpoint = endpoint
         let group = group
         let connectTimeout = self.connectTimeout
+        var headers = HTTPHeaders()
+        headers.add(name: "Host", value: endpoint.hostHeader)
+        headers.add(name: "Content-Type", value: "application/json")
+        headers.add(name: "Content-Length", value: String(request.body.count))
+        headers.add(name: "Connection", value: "close")
+        let head = HTTPRequestHead(
+            version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: request.path, headers: headers)
+        let body = request.body
         return try await withTimeout(timeout, clock: clock, error: NIOHTTPTransportError.timedOut) {
             let channel = try await endpoint.connect(group: group, timeout: connectTimeout) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHTTPClientHandlers()
+                    try channel.pipeline.syncOperations.addHandler(RequestOnConnect(head: head, body: body))
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(
                         wrappingChannelSynchronously: channel)
                 }
             }
-            return try await channel.executeThenClose { inbound, outbound in
-                var headers = HTTPHeaders()
-                headers.add(name: "Host", value: endpoint.hostHeader)
-                headers.add(name: "Content-Type", value: "application/json")
-                headers.add(name: "Content-Length", value: String(request.body.count))
-                headers.add(name: "Connection", value: "close")
-                let head = HTTPRequestHead(
-                    version: .http1_1, method: HTTPMethod(rawValue: request.method), uri: request.path, headers: headers)
-                try await outbound.write(.head(head))
-                try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: request.body))))
-                try await outbound.write(.end(nil))
-
+            return try await channel.executeThenClose { inbound, _ in
                 var status: Int?
                 var body: [UInt8] = []
                 for try await part in inbound {
@@ -95,6 +93,42 @@ public struct NIOHTTPTransport: HTTPTransport {
                 throw NIOHTTPTransportError.malformedResponse
             }
         }
+    }
+}
+
+/// Writes the request from the event loop as soon as the connection is up.
+///
+/// Not from the calling task: on a loaded host the cooperative pool can stall that task
+/// for seconds between the connect and its first write, and a server closes a connection
+/// whose request does not arrive within its handshake deadline (`inviso serve`: 10 s).
+/// The request then met a reset (seen under the parallel test suite).
+private final class RequestOnConnect: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPClientResponsePart
+    typealias InboundOut = HTTPClientResponsePart
+    typealias OutboundOut = HTTPClientRequestPart
+
+    private let head: HTTPRequestHead
+    private let body: [UInt8]
+
+    init(head: HTTPRequestHead, body: [UInt8]) {
+        self.head = head
+        self.body = body
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { write(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        write(context)
+        context.fireChannelActive()
+    }
+
+    private func write(_ context: ChannelHandlerContext) {
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 }
 
