@@ -237,4 +237,35 @@ struct ChatFileCLITests {
         // Nothing kept: no data directory was needed or made.
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("alice").path))
     }
+
+    @Test("inviso receive takes one file: a second offer is refused, the first arrives and it exits 0")
+    func oneShotReceiveRefusesASecondOffer() async throws {
+        let (binary, root, server, url) = try await ChatCLITests.setUp()
+        defer { ChatCLITests.tearDown(root, server) }
+        let first = root.appendingPathComponent("first.bin")
+        let digest = try Self.randomFile(first, mib: 4)
+        let second = root.appendingPathComponent("second.bin")
+        _ = try Self.randomFile(second, mib: 1)
+        let downloads = root.appendingPathComponent("in")
+        try FileManager.default.createDirectory(at: downloads, withIntermediateDirectories: true)
+        // A chat on the sending side offers two files at once; `receive` is the other end.
+        let (alice, invite) = try await ChatCLITests.invite(binary, url, ["--data", root.appendingPathComponent("alice").path])
+        defer { alice.kill() }
+        let receiver = try ChildProcess(
+            binary, ["receive", try #require(invite["invite"] as? String), "--json", "--server", url, "--downloads", downloads.path])
+        defer { receiver.kill() }
+        _ = try #require(await Self.event(alice, "connected"), "\(alice.transcript)")
+        alice.write(#"{"command":"send","path":"\#(first.path)"}"# + "\n")
+        alice.write(#"{"command":"send","path":"\#(second.path)"}"# + "\n")
+        #expect(await receiver.waitForExit(timeout: 120) == 0, "\(receiver.transcript)")
+        let received = receiver.events.filter { $0["event"] as? String == "file_received" }
+        #expect(received.count == 1)
+        #expect(received.first?["sha256"] as? String == digest)
+        let refused = try #require(await Self.event(alice, "file_refused"), "\(alice.transcript)")
+        let offered = alice.events.filter { $0["event"] as? String == "file_offered" }
+        #expect(offered.count == 2)
+        #expect(refused["id"] as? String == offered.last?["id"] as? String)
+        let names = try FileManager.default.contentsOfDirectory(atPath: downloads.path).filter { !$0.hasPrefix(".") }
+        #expect(names == ["first.bin"])
+    }
 }

@@ -208,17 +208,19 @@ struct OneShotTransfer {
             throw CLIError("\(error)")
         }
         var progress = ProgressLine(enabled: interactive)
-        var received = false
+        var accepted = false
         for await event in client.events {
             switch event {
             case .file(let file):
                 if json { emit(ChatEventJSON.file(file)) }
                 switch file {
                 case .incoming(let summary):
-                    guard !received else {
+                    // One file per run: a sender that offers more gets them refused.
+                    guard !accepted else {
                         try? await client.refuseFile(summary.id)
                         break
                     }
+                    accepted = true
                     if !json { line("receiving \(TerminalText.sanitized(summary.name)) (\(ChatLoop.size(summary.size)))") }
                     do {
                         try await client.acceptFile(summary.id)
@@ -231,13 +233,16 @@ struct OneShotTransfer {
                     progress.show(bytes: bytes, total: total)
                 case .received(_, let path, let sha256):
                     progress.finish()
-                    received = true
                     if !json {
                         line("received \(TerminalText.sanitized(path))")
                         line("SHA-256 \(sha256) (checked)")
                     }
-                    // Our `file_complete` reaches the sender before we go: it leaves on it.
-                    for _ in 0..<200 where await client.undeliveredCount > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+                    // Our `file_complete` reaches the sender before we go: it leaves on it, often
+                    // before its ack of it leaves, so its leaving ends the wait too.
+                    for _ in 0..<200 where await client.undeliveredCount > 0 {
+                        guard await client.state != .closed else { break }
+                        try? await Task.sleep(for: .milliseconds(10))
+                    }
                     await client.leave()
                     return 0
                 case .cancelled, .failed:
@@ -252,13 +257,13 @@ struct OneShotTransfer {
                 if json { emit(ChatEventJSON.fileError("\(error)")) } else { line("error: \(error)") }
             case .closed(let reason):
                 progress.finish()
-                if json { emit(ChatEventJSON.closed(reason)) } else if !received { line(ChatLoop.describe(reason, sessionID: nil)) }
-                return received ? 0 : 1
+                if json { emit(ChatEventJSON.closed(reason)) } else { line(ChatLoop.describe(reason, sessionID: nil)) }
+                return 1
             default:
                 break
             }
         }
-        return received ? 0 : 1
+        return 1
     }
 
     static func describe(_ event: ChatFileEvent) -> String {
