@@ -1,4 +1,4 @@
-public import InvisoMesh
+import InvisoMesh
 /// What a set of messages achieved in a simulation or baseline run.
 public struct DeliverySummary: Sendable, Hashable {
     /// Messages sent.

@@ -1,4 +1,4 @@
-public import InvisoMesh
+import InvisoMesh
 /// A random geometric graph: nodes at uniform random points in the unit square, linked
 /// when they are within a radius of each other — the usual model of short-range radios.
 ///

@@ -1,4 +1,4 @@
-public import InvisoMesh
+import InvisoMesh
 /// The baseline: naive flooding on the same graph, loss and latency as a
 /// ``MeshSimulation``.
 ///

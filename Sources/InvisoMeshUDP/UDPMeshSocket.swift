@@ -1,4 +1,4 @@
-public import InvisoMesh
+import InvisoMesh
 public import NIOCore
 import NIOPosix
 

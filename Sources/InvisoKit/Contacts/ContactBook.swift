@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import InvisoCrypto
 public import InvisoStore
 import InvisoNoise

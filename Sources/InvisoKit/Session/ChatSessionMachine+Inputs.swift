@@ -238,13 +238,18 @@ extension ChatSessionMachine {
         guard state != .closed else { return }
         let keepsSession = (reason == .suspended || reason == .connectionLost) && resumeSnapshot() != nil
         if keepsSession, configuration.persists { actions.append(.saveSnapshot) }
+        // Leaving: what arrived is acknowledged first, so that the peer's last messages
+        // show as delivered (the ack timer is cancelled below); sealed before the state
+        // closes, and sent on the relay ahead of `leave_room`.
+        let finalAck = reason == .left ? sealOwedAckForLeaving() : nil
         state = .closed
         for timer in Timer.allCases { actions.append(.cancel(timer)) }
         // A pairing failure: the abort frame still goes out on the relay.
-        let flushes = reason == .pairingFailed
-        if flushes {
+        let flushes = reason == .pairingFailed || finalAck != nil
+        if reason == .pairingFailed {
             for case .frame(let frame) in control { actions.append(.send(.frame(frame), path: .relay)) }
         }
+        if let finalAck { actions.append(.send(.frame(finalAck), path: .relay)) }
         control.removeAll()
         actions.append(.closeDirectListener)
         directPhase = .finished

@@ -204,6 +204,15 @@ extension ChatSessionMachine {
         return try? channel?.seal(.ack(ack))
     }
 
+    /// The owed ack, sealed at once, for a side that leaves; `nil` when none is owed or the
+    /// relay cannot carry it to the peer now.
+    mutating func sealOwedAckForLeaving() -> [UInt8]? {
+        guard let channel, channel.isEstablished, channel.carriesAcknowledgements, peerPresent, !blocked.contains(.relay),
+            link.isAckOwed, let ack = link.takeAck()
+        else { return nil }
+        return try? self.channel?.seal(.ack(ack))
+    }
+
     /// Seals the ack (when due) and every message the window allows, an owed ack between
     /// messages so that a long outbox never holds acks back; asks for the state to be saved,
     /// then sends: a frame only goes out once the state that sealed it is stored.

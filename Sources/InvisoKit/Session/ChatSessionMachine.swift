@@ -132,7 +132,8 @@ public struct ChatSessionMachine: Sendable {
         public var leavesRoom: Bool
         /// Keep the stored session and its snapshot (save it first); otherwise wipe it.
         public var keepsSession: Bool
-        /// Let the relay's queued frames (a pairing abort) go out before closing.
+        /// Let the relay's queued frames (a pairing abort, a leaving side's last ack) go
+        /// out before closing.
         public var flushesRelay: Bool
     }
 

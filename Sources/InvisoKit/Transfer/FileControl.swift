@@ -1,4 +1,4 @@
-public import InvisoCrypto
+import InvisoCrypto
 import InvisoWire
 
 /// The messages of a file transfer inside a chat session (`docs/protocol.md`, "Files").

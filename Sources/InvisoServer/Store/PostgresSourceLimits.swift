@@ -1,5 +1,5 @@
 import Crypto
-public import Foundation
+import Foundation
 import InvisoCrypto
 import PostgresNIO
 

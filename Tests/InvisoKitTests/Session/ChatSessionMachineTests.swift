@@ -280,6 +280,19 @@ struct ChatSessionMachineTests {
         #expect(throws: ChatError.closed) { try simulation.send(0, "too late") }
     }
 
+    @Test func aSideThatLeavesAcknowledgesWhatItGotFirst() throws {
+        let simulation = Self.paired(seed: 29)
+        let bye = try simulation.send(1, "bye")
+        // Alice leaves as soon as the message is in, before her ack's delay has passed.
+        #expect(simulation.run { $0.messages(0).count == 1 })
+        #expect(simulation.timers[0][.ack] != nil, "the ack is still owed")
+        simulation.request(0) { machine, _ in machine.leave() }
+        #expect(simulation.closings[0] == .init(reason: .left, leavesRoom: true, keepsSession: false, flushesRelay: true))
+        #expect(simulation.run { $0.closeReason(1) != nil })
+        #expect(simulation.closeReason(1) == .peerLeft)
+        #expect(simulation.delivered(1) == [bye], "Bob's last message shows delivered")
+    }
+
     @Test func wrongWordsFailThePairingOnBothSides() throws {
         var random = SeededGenerator(seed: 99)
         let wrong = try Invite.generate(joinCode: "123456", using: &random)
