@@ -244,6 +244,18 @@ struct BrowserChatTests {
             let marked = try await Self.waitForText(
                 page, "String(document.querySelectorAll('#messages li.out.delivered').length || '')")
             #expect(marked == "2")
+            // The page leaves the moment a message arrives, before its ack's 20 ms delay: the
+            // ack still goes out first, so the CLI sees its last message delivered.
+            _ = try await page.evaluate("""
+                (() => { window.confirm = () => true;
+                  new MutationObserver(() => { if (document.getElementById('messages').textContent.includes('last one'))
+                    document.getElementById('leave').click(); }).observe(document.getElementById('messages'), { childList: true, subtree: true }); })()
+                """)
+            joiner.write("last one\n")
+            let left = await joiner.waitForEvent(timeout: 60) { $0["event"] as? String == "closed" }
+            #expect(left?["reason"] as? String == "peerLeft", "\(joiner.transcript)")
+            let last = try #require(joiner.events.last { $0["event"] as? String == "sent" }?["id"] as? Int, "\(joiner.transcript)")
+            #expect(joiner.events.contains { $0["event"] as? String == "delivered" && $0["id"] as? Int == last }, "\(joiner.transcript)")
             // `INVISO_WEB_SCREENSHOT=PATH` keeps a picture of the chat (docs/web-chat.png).
             if let path = ProcessInfo.processInfo.environment["INVISO_WEB_SCREENSHOT"] {
                 let shot = try await page.send("Page.captureScreenshot", ["format": "png"])

@@ -882,6 +882,14 @@ export class Chat {
    */
   async leave() {
     await this.queue;
+    // What arrived is acknowledged first, on the socket ahead of `leave_room` (as the CLI
+    // does), so the peer's last messages show as delivered instead of staying sent.
+    if (this.ackTimer && this.session && this.socket) {
+      clearTimeout(this.ackTimer);
+      this.ackTimer = null;
+      this.unacked = 0;
+      this.socket.send(await this.session.sealKind(KIND.ack, u64(this.delivered)));
+    }
     this.send({ type: "leave_room" });
     const json = (/** @type {object} */ body) => ({ headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     if (this.roomID) await fetch("/api/rooms", { method: "DELETE", ...json({ roomid: this.roomID, deviceId: this.deviceID }) }).catch(() => {});
