@@ -237,8 +237,8 @@ struct OneShotTransfer {
                         line("received \(TerminalText.sanitized(path))")
                         line("SHA-256 \(sha256) (checked)")
                     }
-                    // Our `file_complete` reaches the sender before we go: it leaves on it, often
-                    // before its ack of it leaves, so its leaving ends the wait too.
+                    // Our `file_complete` reaches the sender before we go: it leaves on it (its
+                    // ack ahead of `leave_room`); a sender that goes without one ends the wait too.
                     for _ in 0..<200 where await client.undeliveredCount > 0 {
                         guard await client.state != .closed else { break }
                         try? await Task.sleep(for: .milliseconds(10))
