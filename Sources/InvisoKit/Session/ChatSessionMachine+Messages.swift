@@ -208,9 +208,10 @@ extension ChatSessionMachine {
     /// relay cannot carry it to the peer now.
     mutating func sealOwedAckForLeaving() -> [UInt8]? {
         guard let channel, channel.isEstablished, channel.carriesAcknowledgements, peerPresent, !blocked.contains(.relay),
-            link.isAckOwed, let ack = link.takeAck()
+            link.isAckOwed
         else { return nil }
-        return try? self.channel?.seal(.ack(ack))
+        ackForced = true
+        return sealAckIfDue()
     }
 
     /// Seals the ack (when due) and every message the window allows, an owed ack between

@@ -884,12 +884,7 @@ export class Chat {
     await this.queue;
     // What arrived is acknowledged first, on the socket ahead of `leave_room` (as the CLI
     // does), so the peer's last messages show as delivered instead of staying sent.
-    if (this.ackTimer && this.session && this.socket) {
-      clearTimeout(this.ackTimer);
-      this.ackTimer = null;
-      this.unacked = 0;
-      this.socket.send(await this.session.sealKind(KIND.ack, u64(this.delivered)));
-    }
+    if (this.ackTimer && this.socket) await this.sendAck(true);
     this.send({ type: "leave_room" });
     const json = (/** @type {object} */ body) => ({ headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     if (this.roomID) await fetch("/api/rooms", { method: "DELETE", ...json({ roomid: this.roomID, deviceId: this.deviceID }) }).catch(() => {});
@@ -1231,14 +1226,20 @@ export class Chat {
     if (this.history.length > HISTORY_LIMIT) this.history.splice(0, this.history.length - HISTORY_LIMIT);
   }
 
-  async sendAck() {
+  /**
+   * Sends the ack of what was delivered. `onSocket`: on the relay's socket itself, past the
+   * pacer and any DataChannel (a page that leaves sends it ahead of `leave_room`).
+   * @param {boolean} [onSocket]
+   */
+  async sendAck(onSocket = false) {
     if (this.ackTimer) clearTimeout(this.ackTimer);
     this.ackTimer = null;
     this.unacked = 0;
     if (!this.session) return;
     const frame = await this.session.sealKind(KIND.ack, u64(this.delivered));
     await this.persist();
-    this.sendFrame(frame);
+    if (onSocket) this.socket?.send(frame);
+    else this.sendFrame(frame);
   }
 
   /**
